@@ -1,0 +1,69 @@
+// Request/response with the kernel over the widget's custom messages (see torchlens_widgets/_channel.py).
+// The frontend asks; each request carries an id and times out, so a dead kernel shows an error
+// instead of an endless spinner.
+
+export interface CustomMessageModel {
+  send(content: unknown, callbacks?: unknown, buffers?: ArrayBuffer[] | ArrayBufferView[]): void;
+  on(event: "msg:custom", callback: (content: unknown, buffers: DataView[]) => void): void;
+  off(event: "msg:custom", callback: (content: unknown, buffers: DataView[]) => void): void;
+}
+
+export interface Response<T> {
+  result: T;
+  buffers: DataView[];
+}
+
+interface WireResponse {
+  type: "response";
+  id: number;
+  ok: boolean;
+  result?: unknown;
+  error?: string;
+}
+
+export class RequestError extends Error {}
+
+function isResponse(content: unknown): content is WireResponse {
+  return typeof content === "object" && content !== null && (content as WireResponse).type === "response";
+}
+
+export class KernelChannel {
+  private nextId = 0;
+  private pending = new Map<number, { resolve: (r: Response<unknown>) => void; reject: (e: Error) => void; timer: ReturnType<typeof setTimeout> }>();
+  private readonly listener = (content: unknown, buffers: DataView[]) => this.receive(content, buffers);
+
+  constructor(private readonly model: CustomMessageModel) {
+    model.on("msg:custom", this.listener);
+  }
+
+  request<T>(method: string, params: Record<string, unknown> = {}, timeoutMs = 120_000): Promise<Response<T>> {
+    const id = ++this.nextId;
+    return new Promise<Response<T>>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new RequestError(`The kernel did not answer '${method}' within ${Math.round(timeoutMs / 1000)} s. Is it still running? Re-run the cell.`));
+      }, timeoutMs);
+      this.pending.set(id, { resolve: resolve as (r: Response<unknown>) => void, reject, timer });
+      this.model.send({ type: "request", id, method, params });
+    });
+  }
+
+  private receive(content: unknown, buffers: DataView[]): void {
+    if (!isResponse(content)) return;
+    const entry = this.pending.get(content.id);
+    if (!entry) return;
+    this.pending.delete(content.id);
+    clearTimeout(entry.timer);
+    if (content.ok) entry.resolve({ result: content.result, buffers: buffers ?? [] });
+    else entry.reject(new RequestError(content.error ?? "request failed"));
+  }
+
+  dispose(): void {
+    this.model.off("msg:custom", this.listener);
+    for (const { reject, timer } of this.pending.values()) {
+      clearTimeout(timer);
+      reject(new RequestError("widget closed"));
+    }
+    this.pending.clear();
+  }
+}

@@ -1,0 +1,96 @@
+// Builds the srcdoc document that runs the Model Explorer web app from blob: URLs (pure functions,
+// unit-tested in tests/js).
+import type { ShimConfig } from "./protocol";
+
+/** Content-Security-Policy of the frame: everything it loads comes from blob: URLs made by the page. */
+export const FRAME_CSP = [
+  "default-src 'none'",
+  "script-src blob: 'unsafe-inline'",
+  "style-src blob: 'unsafe-inline'",
+  "img-src blob: data:",
+  "font-src blob: data:",
+  "worker-src blob:",
+  "connect-src blob: data:",
+].join("; ");
+
+/** The app's builtin JSON adapter: without it in get_extensions nothing ever loads. */
+export const JSON_ADAPTER = {
+  fileExts: ["json"],
+  type: "adapter",
+  id: "builtin_json",
+  name: "JSON adapter",
+  description: "",
+};
+
+/** Model Explorer's virtual ?data= query, in the schema its own Python server writes. */
+export interface StartQuery {
+  /** One entry per pane; "graphs://<label>/<index>" is answered by load_graphs_json?graph_index=. */
+  models: { url: string }[];
+  nodeData?: string[];
+  nodeDataTargets?: string[];
+  uiState?: unknown;
+  sync?: { mode: string };
+}
+
+export function encodeQuery(query: StartQuery): string {
+  return "data=" + encodeURIComponent(JSON.stringify(query));
+}
+
+/**
+ * Rewrites @font-face rules: faces served from /static_files/ point at their blob URL when the page
+ * has the file, and are dropped otherwise; faces on Google's font servers are always dropped.
+ */
+export function rewriteFontFaces(css: string, fontUrls: Record<string, string>): string {
+  return css.replace(/@font-face\s*\{[^}]*\}/g, (rule) => {
+    const local = rule.match(/url\(\/?(static_files\/[^)]+)\)/);
+    if (!local || !fontUrls[local[1]]) return "";
+    return rule.replace(local[0], `url(${fontUrls[local[1]]})`);
+  });
+}
+
+/** JSON for a <script> body: "<" escaped so no string can close the element. */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+}
+
+export interface DocumentParts {
+  /** The app's index.html text. */
+  indexHtml: string;
+  /** Blob URLs for the stylesheet and the two entry scripts, keyed by the names index.html uses. */
+  entryUrls: Record<string, string>;
+  /** Blob URLs of the font files, keyed "static_files/<name>.woff2". */
+  fontUrls: Record<string, string>;
+  shim: ShimConfig;
+  /** Source of js/model-explorer/frame-shim.ts, bundled as a classic script. */
+  shimSource: string;
+}
+
+/** The srcdoc HTML: the app's index.html with every URL pointing at a blob and the shim first. */
+export function buildDocument(parts: DocumentParts): string {
+  const head =
+    `<base href="about:srcdoc">` +
+    `<meta http-equiv="Content-Security-Policy" content="${FRAME_CSP}">` +
+    `<script>window.__TLW_ME__=${scriptJson(parts.shim)};\n${parts.shimSource.replace(/<\/script/gi, "<\\/script")}</script>`;
+  let html = parts.indexHtml
+    .replace(/<!--[\s\S]*?-->/g, "")
+    .replace(/<link rel="preconnect"[^>]*>/g, "")
+    .replace(/<link rel="(shortcut )?icon"[^>]*>/g, "")
+    .replace(/<style>([\s\S]*?)<\/style>/g, (_all, css: string) => `<style>${rewriteFontFaces(css, parts.fontUrls)}</style>`);
+  if (!html.includes('<base href="/">')) throw new Error("Model Explorer index.html has no <base href=\"/\">: unsupported build");
+  html = html.replace('<base href="/">', head);
+  for (const [name, url] of Object.entries(parts.entryUrls)) {
+    const attribute = new RegExp(`(src|href)="${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}"`, "g");
+    if (!attribute.test(html)) throw new Error(`Model Explorer index.html does not reference ${name}`);
+    html = html.replace(attribute, `$1="${url}"`);
+  }
+  return html;
+}
+
+/** Names of the stylesheet and entry scripts that index.html loads. */
+export function entryNames(indexHtml: string): string[] {
+  const names = new Set<string>();
+  for (const match of indexHtml.matchAll(/(?:src|href)="((?:main|polyfills)-[A-Za-z0-9]+\.js|styles-[A-Za-z0-9]+\.css)"/g)) {
+    names.add(match[1]);
+  }
+  return [...names];
+}

@@ -1,0 +1,134 @@
+// Runs INSIDE the Model Explorer frame as its first, classic inline script, before the app's module
+// scripts. It lets the unmodified app run from blob: URLs in a srcdoc document, answers the app's
+// server API from the parent page, and keeps the app off the network and off the page's history.
+import {
+  SHIM_FAILED,
+  SHIM_FETCH,
+  SHIM_FETCH_REPLY,
+  SHIM_RENDERED,
+  type ShimConfig,
+  type ShimFetchReply,
+} from "./protocol";
+
+declare global {
+  interface Window {
+    __TLW_ME__: ShimConfig;
+    modelExplorer?: Record<string, unknown>;
+  }
+}
+
+(() => {
+  const config = window.__TLW_ME__;
+  const ASSET_BASE = "tlw-asset:";
+  const assetUrl = (url: unknown): string | undefined => {
+    if (typeof url !== "string") return undefined;
+    const name = url.startsWith(ASSET_BASE) ? url.slice(ASSET_BASE.length).replace(/^\/+/, "") : url;
+    return Object.prototype.hasOwnProperty.call(config.urls, name) ? config.urls[name] : undefined;
+  };
+  const post = (message: Record<string, unknown>) => window.parent.postMessage(message, "*");
+
+  // Font and icon atlases load from `${assetFilesBaseUrl}/<name>`; any window.modelExplorer object
+  // also makes the app skip its update check.
+  window.modelExplorer = { ...(window.modelExplorer || {}), assetFilesBaseUrl: ASSET_BASE };
+
+  // The app starts its layout worker with new URL("worker-X.js", import.meta.url); import.meta.url
+  // is a blob: URL, which cannot be a base. Answer known asset names with their blob URL.
+  const RealURL = window.URL;
+  window.URL = new Proxy(RealURL, {
+    construct(target, args: [string | URL, (string | URL)?]) {
+      const mapped = assetUrl(args[0]);
+      return mapped ? new target(mapped) : Reflect.construct(target, args);
+    },
+  });
+
+  // three.js' ImageLoader sets img.src = "tlw-asset:/FontRegular.png".
+  const srcProperty = Object.getOwnPropertyDescriptor(HTMLImageElement.prototype, "src")!;
+  Object.defineProperty(HTMLImageElement.prototype, "src", {
+    configurable: true,
+    enumerable: srcProperty.enumerable,
+    get: srcProperty.get,
+    set(value: string) {
+      srcProperty.set!.call(this, assetUrl(String(value)) ?? value);
+    },
+  });
+
+  // fetch: assets from blob URLs, the server API from the parent page, everything else refused
+  // locally, so nothing in this frame ever reaches the network.
+  const realFetch = window.fetch.bind(window);
+  const jsonResponse = (value: unknown, status = 200) =>
+    new Response(JSON.stringify(value), { status, headers: { "Content-Type": "application/json" } });
+  let nextId = 0;
+  const pending = new Map<number, (response: Response) => void>();
+  window.addEventListener("message", (event: MessageEvent) => {
+    const reply = event.data as ShimFetchReply | undefined;
+    if (event.source !== window.parent || !reply || reply.cmd !== SHIM_FETCH_REPLY) return;
+    const resolve = pending.get(reply.id);
+    if (!resolve) return;
+    pending.delete(reply.id);
+    resolve(new Response(reply.body, { status: reply.status, headers: { "Content-Type": "application/json" } }));
+  });
+  const askParent = (url: string) =>
+    new Promise<Response>((resolve) => {
+      const id = ++nextId;
+      pending.set(id, resolve);
+      post({ cmd: SHIM_FETCH, id, url });
+    });
+  window.fetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    const asset = assetUrl(url);
+    if (asset) return realFetch(asset);
+    if (url.startsWith("blob:") || url.startsWith("data:")) return realFetch(input, init);
+    const path = url.split("?")[0];
+    if (path === "/api/v1/get_extensions") return Promise.resolve(jsonResponse(config.extensions));
+    if (path === "/api/v1/check_new_version") return Promise.resolve(jsonResponse({}));
+    if (/^\/(api|apipost)\/v1\//.test(path)) return askParent(url);
+    return Promise.resolve(new Response("not available offline: " + url, { status: 404 }));
+  };
+
+  // The app listens for server pushes on an EventSource; a relative URL in this document throws.
+  window.EventSource = class extends EventTarget {
+    readonly url: string;
+    readonly readyState = 2;
+    constructor(url: string | URL) {
+      super();
+      this.url = String(url);
+    }
+    close() {}
+  } as unknown as typeof EventSource;
+
+  // The router pushes ?data=... on every UI change. Keep the state, drop the URL: a srcdoc document
+  // cannot change its URL, and entries would land in the notebook page's own session history.
+  const realReplaceState = History.prototype.replaceState;
+  History.prototype.pushState = function (state: unknown) {
+    realReplaceState.call(this, state, "");
+  };
+  History.prototype.replaceState = function (state: unknown) {
+    realReplaceState.call(this, state, "");
+  };
+  // The app's title runs history.back(): from a frame with no entries of its own that would take
+  // the notebook page itself back.
+  History.prototype.back = History.prototype.forward = History.prototype.go = () => {};
+
+  // Every read of the query by the app is new URLSearchParams(location.search); a srcdoc document has
+  // no query, so substitute the virtual one that carries the graph.
+  const RealSearchParams = window.URLSearchParams;
+  window.URLSearchParams = class extends RealSearchParams {
+    constructor(init?: string[][] | Record<string, string> | string | URLSearchParams) {
+      super(typeof init === "string" && init === location.search ? config.query : init);
+    }
+  };
+
+  // Report when the graph is drawn: the app creates its WebGL canvas inside the renderer once the
+  // first layout is done. Polling is cheap and immune to the app's internal refactors.
+  const started = performance.now();
+  const poll = window.setInterval(() => {
+    const canvas = document.querySelector("webgl-renderer canvas, canvas");
+    if (canvas && (canvas as HTMLCanvasElement).width > 0) {
+      window.clearInterval(poll);
+      post({ cmd: SHIM_RENDERED, ms: performance.now() - started });
+    }
+  }, 50);
+  window.addEventListener("error", (event) => {
+    post({ cmd: SHIM_FAILED, message: String(event.message || event.error) });
+  });
+})();

@@ -1,0 +1,39 @@
+// Messages between the widget (parent page) and the Model Explorer frame.
+// The app's own messages are documented in DESIGN.md section 4; ours are prefixed "tlw-".
+
+/** Sent by the app itself (target "*"). */
+export const ME_READY = "model-explorer-ready";
+export const ME_NODE_SELECTED = "model-explorer-node-selected";
+/** Understood by the app. */
+export const ME_SELECT_NODE = "model-explorer-select-node-by-node-id";
+export const ME_LOAD_GRAPHS = "model-explorer-load-graph-collections";
+
+/** Our shim, inside the frame, asks the parent for an API answer; the parent replies. */
+export const SHIM_FETCH = "tlw-me-fetch";
+export const SHIM_FETCH_REPLY = "tlw-me-fetch-reply";
+/** Our shim reports that the graph has been drawn (or that drawing failed). */
+export const SHIM_RENDERED = "tlw-me-rendered";
+export const SHIM_FAILED = "tlw-me-failed";
+
+/** Configuration the parent writes into the frame document for the shim. */
+export interface ShimConfig {
+  /** Asset name (e.g. "worker-X.js", "FontRegular.png") -> blob: URL made by the parent. */
+  urls: Record<string, string>;
+  /** What the app reads as location.search (a srcdoc document has no query of its own). */
+  query: string;
+  /** Answer to /api/v1/get_extensions: must list the builtin JSON adapter or nothing loads. */
+  extensions: unknown[];
+}
+
+export interface ShimFetchRequest {
+  cmd: typeof SHIM_FETCH;
+  id: number;
+  url: string;
+}
+
+export interface ShimFetchReply {
+  cmd: typeof SHIM_FETCH_REPLY;
+  id: number;
+  status: number;
+  body: string;
+}

@@ -1,0 +1,22 @@
+// The widget's own CSS, scoped under .tlw-root; it follows JupyterLab's theme variables when present.
+export const STYLES = `
+.tlw-root { display: flex; flex-direction: column; width: 100%; box-sizing: border-box;
+  border: 1px solid var(--jp-border-color2, #d0d0d0); border-radius: 4px; overflow: hidden;
+  font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: 12px;
+  color: var(--jp-ui-font-color1, #222); background: var(--jp-layout-color1, #fff); }
+.tlw-toolbar { display: flex; align-items: center; gap: 8px; padding: 4px 8px; min-height: 24px;
+  border-bottom: 1px solid var(--jp-border-color2, #d0d0d0); background: var(--jp-layout-color2, #f5f5f5); }
+.tlw-title { font-weight: 600; white-space: nowrap; }
+.tlw-status { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
+  color: var(--jp-ui-font-color2, #555); }
+.tlw-status[data-state="loading"]::before { content: ""; display: inline-block; width: 8px; height: 8px;
+  margin-right: 6px; border-radius: 50%; background: var(--jp-brand-color1, #1976d2);
+  animation: tlw-pulse 1s ease-in-out infinite alternate; }
+@keyframes tlw-pulse { from { opacity: .25 } to { opacity: 1 } }
+.tlw-body { position: relative; flex: 1; min-height: 0; }
+.tlw-frame { display: block; width: 100%; height: 100%; border: 0; }
+.tlw-error { display: none; margin: 0; padding: 8px 10px; white-space: pre-wrap; font-family: var(--jp-code-font-family, monospace);
+  color: var(--jp-error-color1, #b00020); background: var(--jp-error-color3, #fdecea);
+  border-bottom: 1px solid var(--jp-error-color2, #f5c2c0); }
+.tlw-error[data-visible="true"] { display: block; }
+`;

@@ -1,0 +1,201 @@
+"""A real JupyterLab (or Notebook 7) server on 127.0.0.1, driven by headless Chromium via Playwright.
+
+The tests reach the kernel the page runs through a second jupyter_client connection, so they can
+read widget state (``w.selected_label``) and act from the kernel (``w.select(...)``) exactly as a
+user's next cell would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from ipaddress import ip_address
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import nbformat
+from jupyter_client import BlockingKernelClient
+
+CHROMIUM = os.environ.get("TLW_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    # Model Explorer draws with WebGL: software rendering, headless.
+    "--use-angle=swiftshader",
+    "--enable-unsafe-swiftshader",
+    "--ignore-gpu-blocklist",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def is_loopback_url(url: str) -> bool:
+    """True for URLs that stay on this machine (or never touch the network: blob:, data:, about:)."""
+    parsed = urlparse(url)
+    if parsed.scheme in ("blob", "data", "about", "chrome-error", "javascript", ""):
+        return True
+    host = parsed.hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass
+class JupyterServer:
+    """``jupyter lab`` bound to 127.0.0.1 with a token, in its own throw-away directories."""
+
+    root: Path
+    app: str = "lab"  # "lab" or "notebook"
+    port: int = field(default_factory=free_port)
+    token: str = field(default_factory=lambda: secrets.token_hex(16))
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 90) -> JupyterServer:
+        state = self.root / ".jupyter-state"
+        env = {
+            **os.environ,
+            "JUPYTER_RUNTIME_DIR": str(state / "runtime"),
+            "JUPYTER_CONFIG_DIR": str(state / "config"),
+            "JUPYTERLAB_SETTINGS_DIR": str(state / "settings"),
+            "JUPYTERLAB_WORKSPACES_DIR": str(state / "workspaces"),
+            "PYTHONUNBUFFERED": "1",
+        }
+        command = [
+            sys.executable, "-m", "jupyter", self.app, "--no-browser",
+            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.root}",
+            "--ServerApp.disable_check_xsrf=True", "--ServerApp.allow_root=True",
+            # No news, no update checks: the page must not need the internet.
+            "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            # window.jupyterapp, so the tests can run commands such as run-all-cells.
+            "--LabServerApp.expose_app_in_browser=True" if self.app == "lab" else
+            "--JupyterNotebookApp.expose_app_in_browser=True",
+        ]
+        self.log_path = state / f"{self.app}.log"
+        state.mkdir(parents=True, exist_ok=True)
+        self._log = self.log_path.open("wb")
+        self.process = subprocess.Popen(command, env=env, stdout=self._log, stderr=subprocess.STDOUT,
+                                        cwd=self.root)
+        self.runtime_dir = state / "runtime"
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"jupyter {self.app} exited: {self.log_path.read_text()[-3000:]}")
+            try:
+                self.api("GET", "/api/status")
+                return self
+            except OSError:
+                time.sleep(0.3)
+        raise TimeoutError(f"jupyter {self.app} did not start: {self.log_path.read_text()[-3000:]}")
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            for kernel in self.api("GET", "/api/kernels"):
+                self.api("DELETE", f"/api/kernels/{kernel['id']}")
+            self.process.terminate()
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self._log.close()
+
+    def api(self, method: str, path: str, body: Any = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(
+            f"{self.base_url}{path}", data=data, method=method,
+            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            text = response.read()
+        return json.loads(text) if text else None
+
+    def url(self, path: str) -> str:
+        return f"{self.base_url}{path}?token={self.token}"
+
+    def write_notebook(self, name: str, cells: list[str]) -> str:
+        notebook = nbformat.v4.new_notebook()
+        notebook.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+        notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(notebook, self.root / name)
+        return name
+
+    def kernel_for(self, notebook: str, timeout: float = 60) -> KernelAccess:
+        """A second client on the kernel the page started for ``notebook``."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for session in self.api("GET", "/api/sessions"):
+                if session.get("path") == notebook and session.get("kernel"):
+                    connection = self.runtime_dir / f"kernel-{session['kernel']['id']}.json"
+                    if connection.exists():
+                        return KernelAccess(connection)
+            time.sleep(0.3)
+        raise TimeoutError(f"no kernel session for {notebook}")
+
+
+class KernelAccess:
+    def __init__(self, connection_file: Path) -> None:
+        self.client = BlockingKernelClient(connection_file=str(connection_file))
+        self.client.load_connection_file()
+        self.client.start_channels()
+        self.client.wait_for_ready(timeout=60)
+
+    def run(self, code: str, timeout: float = 120) -> None:
+        """Run ``code`` in the notebook's kernel; raise if it raised."""
+        reply = self.client.execute_interactive(code, timeout=timeout, store_history=False,
+                                                output_hook=lambda _msg: None)
+        if reply["content"]["status"] != "ok":
+            content = reply["content"]
+            raise RuntimeError(f"{content.get('ename')}: {content.get('evalue')}")
+
+    def value(self, expression: str, timeout: float = 60) -> Any:
+        """The value of a Python expression in the kernel (passed through repr/literal_eval)."""
+        import ast
+
+        msg_id = self.client.execute("", user_expressions={"v": f"repr({expression})"}, silent=False,
+                                     store_history=False)
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self.client.get_shell_msg(timeout=max(0.1, deadline - time.monotonic()))
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
+        result = reply["content"]["user_expressions"]["v"]
+        if result["status"] != "ok":
+            raise RuntimeError(f"{result.get('ename')}: {result.get('evalue')}")
+        return ast.literal_eval(result["data"]["text/plain"])
+
+    def wait_for(self, expression: str, expected: Any, timeout: float = 60) -> Any:
+        deadline = time.monotonic() + timeout
+        value = None
+        while time.monotonic() < deadline:
+            value = self.value(expression)
+            if value == expected:
+                return value
+            time.sleep(0.2)
+        raise AssertionError(f"{expression} stayed {value!r}, expected {expected!r}")
+
+    def close(self) -> None:
+        self.client.stop_channels()

@@ -1,0 +1,69 @@
+"""torchlens-widgets: the graph your PyTorch model actually ran, inline in a notebook cell.
+
+    import torchlens as tl, torchlens_widgets as tlw
+    log = tl.trace(model, x)
+    w = tlw.explore(log)            # also available as tl.widgets.explore(log)
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import torchlens as _torchlens
+
+from ._errors import (
+    NodeNotFoundError,
+    NotATraceError,
+    PayloadValidationError,
+    TorchlensWidgetsError,
+    ViewerAssetsError,
+    ViewerNotAvailableError,
+)
+from ._explorer import Explorer
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Explorer",
+    "NodeNotFoundError",
+    "NotATraceError",
+    "PayloadValidationError",
+    "TorchlensWidgetsError",
+    "ViewerAssetsError",
+    "ViewerNotAvailableError",
+    "explore",
+]
+
+
+def explore(
+    log: Any,
+    *,
+    viewer: str = "model-explorer",
+    overlay: str = "",
+    height: int = 640,
+) -> Explorer:
+    """Show ``log`` (a ``torchlens.trace(...)`` result) inline in the cell.
+
+    Parameters
+    ----------
+    log:
+        The torchlens Trace to show.
+    viewer:
+        ``"model-explorer"`` (Google's Model Explorer).
+    overlay:
+        Colour nodes by a measured fact (``""`` for none).
+    height:
+        Height of the widget in pixels.
+    """
+    if overlay:
+        raise ViewerNotAvailableError(
+            f"overlay={overlay!r} is not available in torchlens-widgets {__version__} yet. "
+            "Remedy: call explore(log) without an overlay; the node attributes already carry time, "
+            "FLOPs and bytes."
+        )
+    return Explorer(log, viewer=viewer, height=height)
+
+
+# `tl.widgets.explore(log)` works once this package is imported.
+_torchlens.widgets = sys.modules[__name__]  # type: ignore[attr-defined]

@@ -1,0 +1,58 @@
+"""Typed errors. Each message says what went wrong and what to do about it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class TorchlensWidgetsError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class NotATraceError(TorchlensWidgetsError, TypeError):
+    """explore()/diff() was handed something other than a torchlens Trace."""
+
+    def __init__(self, argument: object, parameter: str = "log") -> None:
+        kind = type(argument).__module__ + "." + type(argument).__qualname__
+        super().__init__(
+            f"{parameter} must be a torchlens Trace, got {kind}. "
+            f"Remedy: capture one first, e.g. `{parameter} = torchlens.trace(model, x)`, "
+            f"then pass that object."
+        )
+
+
+class PayloadValidationError(TorchlensWidgetsError, ValueError):
+    """torchlens' Model Explorer payload failed its own validation; nothing is drawn."""
+
+    def __init__(self, rows: Sequence[object], cause: BaseException | None = None) -> None:
+        self.rows = list(rows)
+        listed = "\n".join(f"  - {_describe(row)}" for row in self.rows) or f"  - {cause}"
+        super().__init__(
+            "The Model Explorer payload built from this trace failed validation, so nothing was drawn:\n"
+            f"{listed}\n"
+            "Remedy: re-capture with a current torchlens (see the rows above for the failing nodes), or "
+            "view the trace with viewer='netron'."
+        )
+
+
+class ViewerAssetsError(TorchlensWidgetsError, RuntimeError):
+    """A viewer's web assets are missing from its installed package, or its version is unsupported."""
+
+
+class ViewerNotAvailableError(TorchlensWidgetsError, ValueError):
+    """An unknown viewer name, or a viewer feature this version does not provide."""
+
+
+def _describe(row: object) -> str:
+    """One validation row as a line a user can read: code, graph, detail."""
+    if isinstance(row, dict) and "code" in row:
+        where = f" in graph {row['graph_id']}" if row.get("graph_id") else ""
+        return f"{row['code']}{where}: {row.get('detail', '')}"
+    return str(row)
+
+
+class NodeNotFoundError(TorchlensWidgetsError, KeyError):
+    """select() was given a name that matches no node in the graph on screen."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message, quotes and escaped newlines included
+        return str(self.args[0]) if self.args else ""

@@ -1,0 +1,144 @@
+"""The Explorer widget: one trace, shown inline in a viewer, with selection synced both ways."""
+
+from __future__ import annotations
+
+import pathlib
+from collections.abc import Callable
+from typing import Any
+
+import anywidget
+import traitlets
+
+from ._channel import Reply, RequestChannel
+from ._errors import ViewerNotAvailableError
+from ._payload import require_trace
+from ._viewers import VIEWERS, ViewerSource, make_source
+
+_BUNDLE = pathlib.Path(__file__).parent / "static" / "widget.js"
+
+SelectCallback = Callable[[Any], None]
+
+
+def _bundle() -> pathlib.Path | str:
+    if _BUNDLE.is_file():
+        return _BUNDLE
+    # An install without the built frontend: say so in the cell instead of drawing nothing.
+    return (
+        "export default { render({ el }) { el.textContent = 'torchlens-widgets: the frontend bundle "
+        "torchlens_widgets/static/widget.js is missing. Remedy: reinstall with Node.js available "
+        "(pip install -e .) or install a released wheel.'; } };"
+    )
+
+
+class Explorer(anywidget.AnyWidget):
+    """A torchlens trace drawn inline by Model Explorer (or Netron), selection synced with the kernel.
+
+    Create it with :func:`torchlens_widgets.explore`.
+    """
+
+    _esm = _bundle()
+
+    viewer = traitlets.Unicode("model-explorer").tag(sync=True)
+    overlay = traitlets.Unicode("").tag(sync=True)
+    height = traitlets.Int(640, min=200).tag(sync=True)
+    # The viewer's node id of the selection ("" when none); a click sets it, so does select().
+    selected_node = traitlets.Unicode("").tag(sync=True)
+    # The torchlens label of that node; derived in the kernel from selected_node.
+    selected_label = traitlets.Unicode("", read_only=True).tag(sync=True)
+    # Reported by the browser: "loading", "ready" or "error" (with `error` saying why).
+    status = traitlets.Unicode("", read_only=True).tag(sync=True)
+    error = traitlets.Unicode("", read_only=True).tag(sync=True)
+
+    # Internals: which asset bundle the page needs, and a counter bumped whenever the graph changes.
+    _asset_key = traitlets.Unicode("").tag(sync=True)
+    _graph_rev = traitlets.Int(0).tag(sync=True)
+    _graph_info = traitlets.Dict().tag(sync=True)
+
+    def __init__(self, log: Any, *, viewer: str = "model-explorer", height: int = 640, **kwargs: Any):
+        require_trace(log)
+        self._log = log
+        self._callbacks: list[SelectCallback] = []
+        self._source: ViewerSource = make_source(viewer, log)  # raises before anything is drawn
+        super().__init__(viewer=viewer, height=height, **kwargs)
+        self._channel = RequestChannel(self.send)
+        self._channel.register("assets", self._answer_assets)
+        self._channel.register("graph", self._answer_graph)
+        self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
+        self._publish_source()
+
+    # ----- public API -----------------------------------------------------------------------------
+
+    @property
+    def log(self) -> Any:
+        """The trace this widget shows."""
+        return self._log
+
+    @property
+    def selected(self) -> Any:
+        """The live torchlens record of the selection (``log[selected_label]``), or None."""
+        return self._source.record(self.selected_label) if self.selected_label else None
+
+    def select(self, name: str) -> Explorer:
+        """Select and centre a node by torchlens label, module address or viewer node id.
+
+        Raises KeyError, with torchlens' suggestions, for a name that matches no node.
+        """
+        self.selected_node = self._source.resolve(name)
+        return self
+
+    def on_select(self, callback: SelectCallback) -> Callable[[], None]:
+        """Call ``callback(record)`` after each selection, from a click or from select().
+
+        Returns a function that unregisters the callback.
+        """
+        self._callbacks.append(callback)
+        return lambda: self._callbacks.remove(callback) if callback in self._callbacks else None
+
+    @property
+    def bytes_sent(self) -> int:
+        """Asset and graph bytes this widget has sent to the browser (compressed, as sent)."""
+        return self._channel.bytes_sent
+
+    # ----- trait plumbing -------------------------------------------------------------------------
+
+    @traitlets.validate("viewer")
+    def _check_viewer(self, proposal: dict[str, Any]) -> str:
+        value = str(proposal["value"])
+        if value not in VIEWERS:
+            raise ViewerNotAvailableError(
+                f"Unknown viewer {value!r}. Remedy: use one of {', '.join(map(repr, VIEWERS))}."
+            )
+        return value
+
+    @traitlets.validate("selected_node")
+    def _check_selected_node(self, proposal: dict[str, Any]) -> str:
+        value = str(proposal["value"])
+        if value and not self._source.index.has_id(value):
+            raise KeyError(f"No node with viewer id {value!r}. Remedy: use select(name) with a label.")
+        return value
+
+    @traitlets.observe("selected_node")
+    def _on_selected_node(self, change: dict[str, Any]) -> None:
+        label = self._source.index.label_of(change["new"]) if change["new"] else ""
+        self.set_trait("selected_label", label)
+        if label:
+            record = self.selected
+            for callback in list(self._callbacks):
+                callback(record)
+
+    def _publish_source(self) -> None:
+        self._asset_key = self._source.assets().key
+        self._graph_info = self._source.info()
+        self._graph_rev += 1
+
+    # ----- requests from the browser --------------------------------------------------------------
+
+    def _answer_assets(self, params: dict[str, Any]) -> Reply:
+        bundle = self._source.assets()
+        names = [name for name, _ in bundle.compressed]
+        return {"key": bundle.key, "names": names, "encoding": "gzip"}, [
+            data for _, data in bundle.compressed
+        ]
+
+    def _answer_graph(self, params: dict[str, Any]) -> Reply:
+        return self._source.graph()

@@ -1,0 +1,53 @@
+"""Resolving the names a user types (labels, module addresses, node ids) with torchlens' own lookup."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._errors import NodeNotFoundError
+from ._node_index import NodeIndex
+
+
+def _op_label(record: Any) -> str | None:
+    """The pass-qualified label of an op record, or of a layer's first pass."""
+    op_labels = getattr(record, "op_labels", None)
+    if op_labels:  # a Layer: all passes of one op; the first pass stands for it
+        return str(op_labels[0])
+    label = getattr(record, "label", None)
+    return str(label) if label else None
+
+
+def resolve_name(log: Any, index: NodeIndex, name: str) -> str:
+    """The viewer node id for ``name``: a viewer node id, a torchlens label or a module address."""
+    if not isinstance(name, str) or not name:
+        raise NodeNotFoundError(f"select() needs a non-empty name, got {name!r}.")
+    if index.has_id(name):
+        return name
+    node_id = index.id_of_label(name)
+    if node_id is not None:
+        return node_id
+    try:
+        record = log[name]  # torchlens resolves pass-less labels and module addresses to an op
+    except (KeyError, ValueError, IndexError, TypeError) as error:
+        nearby = index.suggestions(name)
+        hint = f" Nodes with similar labels: {', '.join(nearby)}." if nearby else ""
+        raise NodeNotFoundError(f"No node named {name!r} in this graph. torchlens says: {error}{hint}") from None
+    label = _op_label(record)
+    node_id = index.id_of_label(label) if label else None
+    if node_id is None:
+        raise NodeNotFoundError(
+            f"{name!r} resolves to {label!r} in the trace, but that op is not drawn in this graph "
+            "(torchlens leaves some ops out of the viewer payload, e.g. hidden buffers). "
+            "Remedy: select one of its neighbours, e.g. via w.log[...].parents."
+        )
+    return node_id
+
+
+def record_for_label(log: Any, label: str) -> Any:
+    """The live record for a label shown by a viewer: ``log[label]``, or the module at an address."""
+    try:
+        return log[label]
+    except (KeyError, ValueError, IndexError):
+        if label in log.modules:
+            return log.modules[label]
+        raise
