@@ -1,8 +1,8 @@
 """torchlens-widgets: the graph your PyTorch model actually ran, inline in a notebook cell.
 
-    import torchlens as tl, torchlens_widgets as tlw
-    log = tl.trace(model, x)
-    w = tlw.explore(log)            # also available as tl.widgets.explore(log)
+import torchlens as tl, torchlens_widgets as tlw
+log = tl.trace(model, x)
+w = tlw.explore(log)            # also available as tl.widgets.explore(log)
 """
 
 from __future__ import annotations
@@ -66,4 +66,4 @@ def explore(
 
 
 # `tl.widgets.explore(log)` works once this package is imported.
-_torchlens.widgets = sys.modules[__name__]  # type: ignore[attr-defined]
+_torchlens.widgets = sys.modules[__name__]

@@ -93,7 +93,7 @@ def _latin_and_icon_fonts(css: str) -> list[str]:
     return sorted(set(wanted))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def model_explorer_assets() -> AssetBundle:
     """The minimal file set of the Model Explorer web app installed with ai-edge-model-explorer."""
     version = checked_version("model-explorer")
@@ -111,7 +111,9 @@ def model_explorer_assets() -> AssetBundle:
         )
     names = [item.name for item in root.iterdir()]
     index = _read(root, "index.html", "model-explorer")
-    entry_points = re.findall(rb'src="([^"]+\.js)"', index) + re.findall(rb'href="(styles-[^"]+\.css)"', index)
+    entry_points = re.findall(rb'src="([^"]+\.js)"', index) + re.findall(
+        rb'href="(styles-[^"]+\.css)"', index
+    )
     wanted = [name.decode() for name in entry_points]
     wanted.append(_one(names, r"worker-[A-Z0-9]+\.js", "model-explorer"))
     files = {"index.html": index}

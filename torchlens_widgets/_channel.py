@@ -33,15 +33,22 @@ class RequestChannel:
         method = str(content.get("method", ""))
         handler = self._handlers.get(method)
         if handler is None:
-            self._send({"type": "response", "id": request_id, "ok": False,
-                        "error": f"unknown request {method!r}"})
+            self._send(
+                {"type": "response", "id": request_id, "ok": False, "error": f"unknown request {method!r}"}
+            )
             return
         try:
             result, buffers = handler(dict(content.get("params") or {}))
         except Exception as error:  # reaches the widget's error box instead of vanishing in a log
             log.exception("torchlens-widgets request %r failed", method)
-            self._send({"type": "response", "id": request_id, "ok": False,
-                        "error": f"{type(error).__name__}: {error}"})
+            self._send(
+                {
+                    "type": "response",
+                    "id": request_id,
+                    "ok": False,
+                    "error": f"{type(error).__name__}: {error}",
+                }
+            )
             return
         self.bytes_sent += sum(len(buffer) for buffer in buffers)
         self._send({"type": "response", "id": request_id, "ok": True, "result": result}, buffers)

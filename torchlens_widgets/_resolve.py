@@ -17,6 +17,19 @@ def _op_label(record: Any) -> str | None:
     return str(label) if label else None
 
 
+def _module_output_label(log: Any, name: str) -> str | None:
+    """For a module address ("encoder.0") or module call ("encoder.0:2"): the op its call returns.
+
+    A module box is drawn as its ops, so the module stands for the op that produced its output.
+    """
+    try:
+        owner = log.modules[name] if name in log.modules else log.module_calls[name]
+        outputs = owner.output_ops
+    except (KeyError, ValueError, IndexError, TypeError, AttributeError):
+        return None
+    return str(outputs[0]) if outputs else None
+
+
 def resolve_name(log: Any, index: NodeIndex, name: str) -> str:
     """The viewer node id for ``name``: a viewer node id, a torchlens label or a module address."""
     if not isinstance(name, str) or not name:
@@ -26,12 +39,19 @@ def resolve_name(log: Any, index: NodeIndex, name: str) -> str:
     node_id = index.id_of_label(name)
     if node_id is not None:
         return node_id
+    module_output = _module_output_label(log, name)
+    if module_output is not None:
+        node_id = index.id_of_label(module_output)
+        if node_id is not None:
+            return node_id
     try:
-        record = log[name]  # torchlens resolves pass-less labels and module addresses to an op
+        record = log[name]  # torchlens resolves pass-less labels and other spellings to an op
     except (KeyError, ValueError, IndexError, TypeError) as error:
         nearby = index.suggestions(name)
         hint = f" Nodes with similar labels: {', '.join(nearby)}." if nearby else ""
-        raise NodeNotFoundError(f"No node named {name!r} in this graph. torchlens says: {error}{hint}") from None
+        raise NodeNotFoundError(
+            f"No node named {name!r} in this graph. torchlens says: {error}{hint}"
+        ) from None
     label = _op_label(record)
     node_id = index.id_of_label(label) if label else None
     if node_id is None:

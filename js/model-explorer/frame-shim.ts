@@ -118,12 +118,12 @@ declare global {
     }
   };
 
-  // Report when the graph is drawn: the app creates its WebGL canvas inside the renderer once the
-  // first layout is done. Polling is cheap and immune to the app's internal refactors.
+  // Report when the graph is drawn. "model-explorer-ready" comes seconds earlier; the graph is on
+  // screen once the renderer's WebGL canvas exists and the "Processing graph..." spinner is gone.
   const started = performance.now();
   const poll = window.setInterval(() => {
-    const canvas = document.querySelector("webgl-renderer canvas, canvas");
-    if (canvas && (canvas as HTMLCanvasElement).width > 0) {
+    const canvas = document.querySelector<HTMLCanvasElement>("webgl-renderer canvas");
+    if (canvas && canvas.width > 0 && !document.querySelector("mat-spinner")) {
       window.clearInterval(poll);
       post({ cmd: SHIM_RENDERED, ms: performance.now() - started });
     }

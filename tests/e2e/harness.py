@@ -85,21 +85,38 @@ class JupyterServer:
             "PYTHONUNBUFFERED": "1",
         }
         command = [
-            sys.executable, "-m", "jupyter", self.app, "--no-browser",
-            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
-            f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.root}",
-            "--ServerApp.disable_check_xsrf=True", "--ServerApp.allow_root=True",
+            sys.executable,
+            "-m",
+            "jupyter",
+            self.app,
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={self.root}",
+            "--ServerApp.disable_check_xsrf=True",
+            "--ServerApp.allow_root=True",
             # No news, no update checks: the page must not need the internet.
-            "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
             # window.jupyterapp, so the tests can run commands such as run-all-cells.
-            "--LabServerApp.expose_app_in_browser=True" if self.app == "lab" else
-            "--JupyterNotebookApp.expose_app_in_browser=True",
+            "--LabServerApp.expose_app_in_browser=True"
+            if self.app == "lab"
+            else "--JupyterNotebookApp.expose_app_in_browser=True",
         ]
         self.log_path = state / f"{self.app}.log"
         state.mkdir(parents=True, exist_ok=True)
+        # No "get notified about news?" toast over the cells.
+        notification = (
+            state / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+        )
+        notification.parent.mkdir(parents=True, exist_ok=True)
+        notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
         self._log = self.log_path.open("wb")
-        self.process = subprocess.Popen(command, env=env, stdout=self._log, stderr=subprocess.STDOUT,
-                                        cwd=self.root)
+        self.process = subprocess.Popen(
+            command, env=env, stdout=self._log, stderr=subprocess.STDOUT, cwd=self.root
+        )
         self.runtime_dir = state / "runtime"
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -126,7 +143,9 @@ class JupyterServer:
     def api(self, method: str, path: str, body: Any = None) -> Any:
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(
-            f"{self.base_url}{path}", data=data, method=method,
+            f"{self.base_url}{path}",
+            data=data,
+            method=method,
             headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
         )
         with urllib.request.urlopen(request, timeout=10) as response:
@@ -139,7 +158,11 @@ class JupyterServer:
     def write_notebook(self, name: str, cells: list[str]) -> str:
         notebook = nbformat.v4.new_notebook()
         notebook.cells = [nbformat.v4.new_code_cell(source) for source in cells]
-        notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        notebook.metadata["kernelspec"] = {
+            "name": "python3",
+            "display_name": "Python 3",
+            "language": "python",
+        }
         nbformat.write(notebook, self.root / name)
         return name
 
@@ -165,18 +188,20 @@ class KernelAccess:
 
     def run(self, code: str, timeout: float = 120) -> None:
         """Run ``code`` in the notebook's kernel; raise if it raised."""
-        reply = self.client.execute_interactive(code, timeout=timeout, store_history=False,
-                                                output_hook=lambda _msg: None)
+        reply = self.client.execute_interactive(
+            code, timeout=timeout, store_history=False, output_hook=lambda _msg: None
+        )
         if reply["content"]["status"] != "ok":
             content = reply["content"]
             raise RuntimeError(f"{content.get('ename')}: {content.get('evalue')}")
 
     def value(self, expression: str, timeout: float = 60) -> Any:
-        """The value of a Python expression in the kernel (passed through repr/literal_eval)."""
+        """The value of a Python expression in the kernel (its repr, read back with literal_eval)."""
         import ast
 
-        msg_id = self.client.execute("", user_expressions={"v": f"repr({expression})"}, silent=False,
-                                     store_history=False)
+        msg_id = self.client.execute(
+            "", user_expressions={"v": expression}, silent=False, store_history=False
+        )
         deadline = time.monotonic() + timeout
         while True:
             reply = self.client.get_shell_msg(timeout=max(0.1, deadline - time.monotonic()))

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Sets up everything torchlens-widgets needs on a fresh Debian machine with Python 3.10+ and Node 20:
+# a virtual environment in .venv with the CPU build of torch 2.13.0, the package (editable; this builds
+# the JS bundle with esbuild), and with "test" also Debian's chromium for the browser tests.
+#
+#   bash scripts/setup.sh          # demo set-up
+#   bash scripts/setup.sh test     # also test tools and chromium
+set -euo pipefail
+cd "$(dirname "$0")/.."
+extra="${1:-demo}"
+
+if [ "$extra" = "test" ] && [ ! -x /usr/bin/chromium ]; then
+  echo "== installing Debian's chromium (browser tests)"
+  sudo_cmd=""
+  [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv"
+  python3 -m venv .venv
+fi
+py=.venv/bin/python
+$py -m pip install -q --upgrade pip 2>&1 | grep -v "is ignored" || true
+echo "== torch 2.13.0 (CPU) before the project, so nothing pulls a CUDA build"
+$py -m pip install -q torch==2.13.0 2>&1 | grep -v "is ignored" || true
+echo "== torchlens-widgets[$extra] (editable; builds js/ into torchlens_widgets/static/)"
+$py -m pip install -q -e ".[$extra]" 2>&1 | grep -v "is ignored" || true
+$py -c "import torchlens_widgets, pathlib; p = pathlib.Path(torchlens_widgets.__file__).parent / 'static' / 'widget.js'; assert p.is_file(), p; print('bundle:', p, p.stat().st_size, 'bytes')"

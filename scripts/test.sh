@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Sets everything up (scripts/setup.sh test) and runs every check and test:
+# lint and types (ruff, mypy, tsc), JS unit tests (vitest), Python tests (pytest), end-to-end tests
+# in a real JupyterLab and headless Chromium, the wheel's contents, and the example notebooks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh test
+py=.venv/bin/python
+export PATH="$PWD/.venv/bin:$PATH"
+mkdir -p test-artifacts
+
+echo "== ruff"
+ruff check torchlens_widgets tests benchmarks
+ruff format --check torchlens_widgets tests benchmarks
+echo "== mypy"
+mypy
+echo "== tsc"
+npx tsc --noEmit -p .
+echo "== vitest"
+npx vitest run
+echo "== wheel contains the bundle"
+rm -rf dist && $py -m pip wheel -q --no-deps -w dist . 2>&1 | grep -v "is ignored" || true
+$py -m zipfile -l dist/*.whl | grep -q "torchlens_widgets/static/widget.js"
+echo "== pytest (unit, end-to-end, notebooks)"
+$py -m pytest -q -p no:cacheprovider --nbmake tests notebooks

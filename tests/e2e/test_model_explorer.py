@@ -1,0 +1,142 @@
+"""Model Explorer inline in a real JupyterLab, driven by headless Chromium, on GPT-2 (random weights)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from conftest import RecordedPage
+from harness import JupyterServer, KernelAccess
+
+GPT2_CELLS = [
+    """import time, torch, torchlens as tl, torchlens_widgets as tlw
+from transformers import GPT2Config, GPT2LMHeadModel
+torch.manual_seed(0)
+model = GPT2LMHeadModel(GPT2Config(n_layer=12, n_embd=768, n_head=12)).eval()
+with torch.no_grad():
+    log = tl.trace(model, torch.randint(0, 50257, (1, 16)))""",
+    "w = tl.widgets.explore(log, height=700)\nw",
+    """small = tl.trace(torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2)),
+                 torch.randn(2, 4))
+w2 = tlw.explore(small, height=420)
+w2""",
+]
+
+
+@dataclass
+class Session:
+    page: RecordedPage
+    kernel: KernelAccess
+
+    @property
+    def frames(self) -> list[Any]:
+        return [frame for frame in self.page.page.frames if frame.name == "" and frame.parent_frame]
+
+    def viewer(self, index: int) -> Any:
+        """The Model Explorer frame of the index-th widget on the page."""
+        return self.page.page.locator("iframe.tlw-frame").nth(index).content_frame
+
+
+@pytest.fixture(scope="module")
+def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
+    notebook = jupyter_lab.write_notebook("gpt2.ipynb", GPT2_CELLS)
+    page = RecordedPage(browser)
+    page.page.goto(jupyter_lab.url(f"/lab/tree/{notebook}"))
+    page.page.wait_for_function(
+        "window.jupyterapp && document.querySelector('.jp-Notebook .jp-Cell')", timeout=90_000
+    )
+    kernel = jupyter_lab.kernel_for(notebook)
+    page.page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.page.wait_for_function(
+        "document.querySelectorAll(\".tlw-status[data-state='ready'], .tlw-status[data-state='error']\")"
+        ".length >= 2",
+        timeout=240_000,
+    )
+    try:
+        yield Session(page, kernel)
+    finally:
+        kernel.close()
+        page.close()
+
+
+def viewer_text(frame: Any) -> str:
+    return str(frame.locator("body").inner_text())
+
+
+def test_gpt2_graph_renders_in_the_cell(session: Session, artifacts: Any) -> None:
+    kernel = session.kernel
+    assert kernel.value("w.status") == "ready", kernel.value("w.error")
+    execution_nodes = kernel.value("w._graph_info['graphs']['00-execution']")
+    assert execution_nodes > 500
+    frame = session.viewer(0)
+    # The app's own graph selector names the graph and its node count once it is laid out.
+    frame.get_by_text("00-execution").first.wait_for(timeout=30_000)
+    assert f"{execution_nodes} nodes" in viewer_text(frame)
+    # The WebGL canvas exists and has a drawing surface.
+    assert frame.locator("canvas").first.evaluate("c => c.width * c.height") > 10_000
+    session.page.page.locator(".tlw-root").first.screenshot(path=str(artifacts / "model-explorer-gpt2.png"))
+
+
+def test_click_in_viewer_reaches_the_kernel(session: Session) -> None:
+    kernel = session.kernel
+    frame = session.viewer(0)
+    target = kernel.value("log['transformer.h.2.mlp.c_proj'].label")  # e.g. "addmm_..:1"
+    node_id = kernel.value(f"w._source.index.id_of_label({target!r})")
+    select_in_viewer_ui(frame, target, node_id)
+    kernel.wait_for("w.selected_label", target, timeout=30)
+    assert kernel.value(f"w.selected is log[{target!r}]") is True
+    assert kernel.value("w.selected_node") == node_id
+
+
+def test_select_from_kernel_moves_the_viewer(session: Session, artifacts: Any) -> None:
+    kernel = session.kernel
+    frame = session.viewer(0)
+    kernel.run("w.select('transformer.h.7.attn.c_attn')")
+    label = kernel.value("w.selected_label")
+    assert label
+    # The viewer's side panel switches to the node and shows its attributes, torchlens_label included.
+    row = frame.locator("info-panel tr").filter(has=frame.locator("td.key", has_text="torchlens_label"))
+    frame.locator("info-panel .section .header", has_text="Node info").first.wait_for(timeout=30_000)
+    expect_text(row.locator("td.value .one-line-text").first, label)
+    status = session.page.page.locator(".tlw-status").first.inner_text()
+    assert f"selected {label}" in status
+    session.page.page.locator(".tlw-root").first.screenshot(path=str(artifacts / "model-explorer-select.png"))
+
+
+def test_second_widget_renders_without_a_second_asset_transfer(session: Session) -> None:
+    kernel = session.kernel
+    assert kernel.value("w2.status") == "ready", kernel.value("w2.error")
+    transfers = session.page.page.evaluate("globalThis.__torchlensWidgetsTransfers")
+    assert transfers["requests"] == 1
+    first, second = kernel.value("w.bytes_sent"), kernel.value("w2.bytes_sent")
+    assets = kernel.value("tlw._assets.model_explorer_assets().wire_bytes")
+    assert first > assets  # the assets plus GPT-2's graph
+    assert second < 50_000  # only the small graph: no asset bytes again
+    assert "nodes" in viewer_text(session.viewer(1))
+
+
+def test_page_made_no_request_off_this_machine(session: Session) -> None:
+    assert session.page.requests, "the recorder saw nothing at all"
+    assert session.page.off_machine_requests() == []
+
+
+def expect_text(locator: Any, text: str, timeout: float = 30_000) -> None:
+    from playwright.sync_api import expect
+
+    expect(locator).to_have_text(text, timeout=timeout)
+
+
+def select_in_viewer_ui(frame: Any, label: str, node_id: str) -> None:
+    """Select a node the way a user can without aiming at the WebGL canvas: the app's own search box.
+
+    The search matches attributes as key=value; Alt+click on a result selects the node (a plain
+    click only centres it).
+    """
+    search = frame.locator('search-bar input[placeholder="Search nodes/layers by regex"]')
+    search.fill(f"^torchlens_label={re.escape(label)}$")
+    result = frame.locator(f'search-bar mat-tree-node[data-id="{node_id}"] .edge-node')
+    result.wait_for(timeout=30_000)
+    result.click(modifiers=["Alt"])

@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { KernelChannel, RequestError, type CustomMessageModel } from "../../js/channel";
+
+/** A stand-in for the widget model's custom-message surface: records sends, lets the test reply. */
+class FakeModel implements CustomMessageModel {
+  sent: unknown[] = [];
+  private listeners: ((content: unknown, buffers: DataView[]) => void)[] = [];
+  send(content: unknown) {
+    this.sent.push(content);
+  }
+  on(_event: "msg:custom", callback: (content: unknown, buffers: DataView[]) => void) {
+    this.listeners.push(callback);
+  }
+  off(_event: "msg:custom", callback: (content: unknown, buffers: DataView[]) => void) {
+    this.listeners = this.listeners.filter((l) => l !== callback);
+  }
+  reply(content: unknown, buffers: DataView[] = []) {
+    for (const listener of [...this.listeners]) listener(content, buffers);
+  }
+  get listenerCount() {
+    return this.listeners.length;
+  }
+}
+
+afterEach(() => vi.useRealTimers());
+
+describe("KernelChannel", () => {
+  it("matches responses to requests by id, whatever the order", async () => {
+    const model = new FakeModel();
+    const channel = new KernelChannel(model);
+    const first = channel.request("assets", { viewer: "model-explorer" });
+    const second = channel.request("graph");
+    expect(model.sent).toEqual([
+      { type: "request", id: 1, method: "assets", params: { viewer: "model-explorer" } },
+      { type: "request", id: 2, method: "graph", params: {} },
+    ]);
+    const buffer = new DataView(new ArrayBuffer(3));
+    model.reply({ type: "response", id: 2, ok: true, result: { label: "g" } }, [buffer]);
+    model.reply({ type: "response", id: 1, ok: true, result: { key: "k" } });
+    await expect(second).resolves.toEqual({ result: { label: "g" }, buffers: [buffer] });
+    await expect(first).resolves.toEqual({ result: { key: "k" }, buffers: [] });
+  });
+
+  it("turns a kernel-side failure into a rejected promise with the kernel's message", async () => {
+    const model = new FakeModel();
+    const channel = new KernelChannel(model);
+    const pending = channel.request("graph");
+    model.reply({ type: "response", id: 1, ok: false, error: "ValueError: bad payload" });
+    await expect(pending).rejects.toThrow("ValueError: bad payload");
+  });
+
+  it("ignores messages that are not responses or answer nothing pending", async () => {
+    const model = new FakeModel();
+    const channel = new KernelChannel(model);
+    const pending = channel.request("graph");
+    model.reply({ type: "something-else", id: 1 });
+    model.reply({ type: "response", id: 99, ok: true, result: 1 });
+    model.reply("not an object");
+    model.reply({ type: "response", id: 1, ok: true, result: "right" });
+    await expect(pending).resolves.toMatchObject({ result: "right" });
+  });
+
+  it("times out with a message telling the user what to do", async () => {
+    vi.useFakeTimers();
+    const channel = new KernelChannel(new FakeModel());
+    const pending = channel.request("assets", {}, 5_000);
+    vi.advanceTimersByTime(5_001);
+    await expect(pending).rejects.toThrow(/did not answer 'assets' within 5 s.*Re-run the cell/);
+  });
+
+  it("rejects what is pending and stops listening when disposed", async () => {
+    const model = new FakeModel();
+    const channel = new KernelChannel(model);
+    const pending = channel.request("graph");
+    channel.dispose();
+    await expect(pending).rejects.toBeInstanceOf(RequestError);
+    expect(model.listenerCount).toBe(0);
+  });
+});

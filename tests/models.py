@@ -1,0 +1,39 @@
+"""Real models for the tests: small hand-written ones and transformers architectures built from
+configs with random weights (nothing is downloaded)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+class TinyMLP(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.l1 = nn.Linear(4, 8)
+        self.act = nn.ReLU()
+        self.l2 = nn.Linear(8, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.l2(self.act(self.l1(x)))
+
+
+class TwoPass(nn.Module):
+    """Runs the same Linear twice, so its ops have passes :1 and :2."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shared = nn.Linear(4, 4)
+        self.act = nn.ReLU()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.act(self.shared(self.act(self.shared(x))))
+
+
+def gpt2(n_layer: int = 12) -> tuple[nn.Module, torch.Tensor]:
+    """GPT-2 small's architecture (random weights) and a 16-token input."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    config = GPT2Config(n_layer=n_layer, n_embd=768, n_head=12, vocab_size=50257, n_positions=1024)
+    return GPT2LMHeadModel(config).eval(), torch.randint(0, 50257, (1, 16))
