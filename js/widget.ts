@@ -1,13 +1,13 @@
 // anywidget entry: one Explorer view = chrome + a viewer frame, wired to the kernel model.
 import type { Render } from "@anywidget/types";
 import { assetTransfers, getAssets } from "./assets";
-import { gunzipText } from "./bytes";
 import { KernelChannel } from "./channel";
-import { ModelExplorerFrame } from "./model-explorer/bridge";
+import { createViewer, VIEWER_TITLES, type GraphHeader, type ViewerFrame } from "./viewers";
 import { WidgetView } from "./view";
 
 export interface ExplorerModel {
   viewer: string;
+  granularity: string;
   overlay: string;
   height: number;
   selected_node: string;
@@ -16,10 +16,11 @@ export interface ExplorerModel {
   error: string;
   _asset_key: string;
   _graph_rev: number;
-  _graph_info: { label?: string; graphs?: Record<string, number> };
+  _graph_info: { label?: string; graphs?: Record<string, number>; warnings?: string[] };
 }
 
-const VIEWER_TITLES: Record<string, string> = { "model-explorer": "Model Explorer" };
+/** How long a viewer may take to draw before the widget says it failed. */
+const RENDER_TIMEOUT_MS = 120_000;
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -30,10 +31,24 @@ function nodeCount(info: ExplorerModel["_graph_info"]): number {
   return sizes.length ? sizes[0] : 0;
 }
 
+function withTimeout(rendered: Promise<number>, frame: ViewerFrame): Promise<number> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const reasons = frame.startupErrors.length ? `\nThe viewer reported: ${frame.startupErrors.join("; ")}` : "";
+      const title = VIEWER_TITLES[frame.viewer] ?? frame.viewer;
+      const hint = frame.viewer === "model-explorer" ? " (it needs WebGL in this browser)" : "";
+      reject(new Error(`${title} did not draw the graph within ${RENDER_TIMEOUT_MS / 1000} s${hint}.${reasons}`));
+    }, RENDER_TIMEOUT_MS);
+  });
+  return Promise.race([rendered, timeout]).finally(() => clearTimeout(timer));
+}
+
 const render: Render<ExplorerModel> = ({ model, el }) => {
   const view = new WidgetView(el, model.get("height"));
   const channel = new KernelChannel(model);
-  let frame: ModelExplorerFrame | null = null;
+  let frame: ViewerFrame | null = null;
+  let generation = 0; // bumped by every show(); a stale show() stops at its next await
   let disposed = false;
 
   const report = (status: "loading" | "ready" | "error", error = "") => {
@@ -41,66 +56,68 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
     model.set("error", error);
     model.save_changes();
   };
+  const statusText = () => {
+    const info = model.get("_graph_info");
+    const label = model.get("selected_label");
+    const parts = [`${nodeCount(info)} nodes`, label ? `selected ${label}` : "click a node to select it"];
+    for (const warning of info.warnings ?? []) parts.push(`⚠ ${warning}`);
+    return parts.join(" · ");
+  };
+  const onSelect = (nodeId: string) => {
+    model.set("selected_node", nodeId);
+    model.save_changes();
+  };
+
+  async function show(): Promise<void> {
+    const mine = ++generation;
+    const stale = () => disposed || mine !== generation;
+    const viewer = model.get("viewer");
+    const title = VIEWER_TITLES[viewer] ?? viewer;
+    view.setTitle(title);
+    view.clearError();
+    report("loading");
+    view.setStatus(`Loading ${title}…`, "loading");
+    const [bundle, graph] = await Promise.all([
+      getAssets(model.get("_asset_key"), viewer, channel),
+      channel.request<GraphHeader>("graph"),
+    ]);
+    if (stale()) return;
+    view.setStatus(`Laying out ${nodeCount(model.get("_graph_info"))} nodes…`, "loading");
+    const started = performance.now();
+    let rendered = frame && frame.viewer === viewer ? frame.replace(graph) : null;
+    if (!rendered) {
+      frame?.dispose();
+      frame = null;
+      const created = await createViewer(viewer, view.body, bundle, graph, onSelect);
+      if (stale()) {
+        created.dispose();
+        return;
+      }
+      frame = created;
+      rendered = created.rendered;
+    }
+    const current = frame!;
+    const frameMs = await withTimeout(rendered, current);
+    if (stale()) return;
+    const selected = model.get("selected_node");
+    if (selected) current.select(selected);
+    view.setStatus(statusText(), "ready");
+    el.dataset.renderMs = String(Math.round(performance.now() - started));
+    el.dataset.frameMs = String(Math.round(frameMs));
+    el.dataset.renderedAt = String(Date.now());
+    el.dataset.assetRequests = String(assetTransfers().requests);
+    report("ready");
+  }
+
   const fail = (error: unknown) => {
     if (disposed) return;
     const text = describe(error);
     view.showError(text);
     report("error", text);
   };
-  const selectionText = () => {
-    const label = model.get("selected_label");
-    const count = nodeCount(model.get("_graph_info"));
-    return label ? `${count} nodes · selected ${label}` : `${count} nodes · click a node to select it`;
-  };
-
-  async function show(): Promise<void> {
-    const viewer = model.get("viewer");
-    view.setTitle(VIEWER_TITLES[viewer] ?? viewer);
-    view.clearError();
-    report("loading");
-    const key = model.get("_asset_key");
-    view.setStatus(`Loading ${VIEWER_TITLES[viewer] ?? viewer}…`, "loading");
-    const [bundle, graph] = await Promise.all([
-      getAssets(key, viewer, channel),
-      channel.request<{ label: string }>("graph"),
-    ]);
-    if (disposed) return;
-    const graphJson = await gunzipText(graph.buffers[0]);
-    view.setStatus(`Laying out ${nodeCount(model.get("_graph_info"))} nodes…`, "loading");
-    frame?.dispose();
-    const started = performance.now();
-    frame = new ModelExplorerFrame(view.body, {
-      bundle,
-      graphJson,
-      label: graph.result.label,
-      onSelect: (nodeId) => {
-        model.set("selected_node", nodeId);
-        model.save_changes();
-      },
-    });
-    const current = frame;
-    const timeout = new Promise<never>((_, reject) =>
-      setTimeout(() => {
-        const reasons = current.startupErrors.length ? `\nThe viewer reported: ${current.startupErrors.join("; ")}` : "";
-        reject(new Error(`Model Explorer did not draw the graph within 90 s (it needs WebGL in this browser).${reasons}`));
-      }, 90_000),
-    );
-    const frameMs = await Promise.race([current.rendered, timeout]);
-    if (disposed || frame !== current) return;
-    const selected = model.get("selected_node");
-    if (selected) current.select(selected);
-    view.setStatus(selectionText(), "ready");
-    el.dataset.renderMs = String(Math.round(performance.now() - started));
-    el.dataset.frameMs = String(Math.round(frameMs));
-    el.dataset.assetRequests = String(assetTransfers().requests);
-    report("ready");
-  }
-
-  const onSelectedNode = () => {
-    frame?.select(model.get("selected_node"));
-  };
+  const onSelectedNode = () => frame?.select(model.get("selected_node"));
   const onSelectedLabel = () => {
-    if (model.get("status") === "ready") view.setStatus(selectionText(), "ready");
+    if (model.get("status") === "ready") view.setStatus(statusText(), "ready");
   };
   const onHeight = () => view.setHeight(model.get("height"));
   const onGraph = () => show().catch(fail);

@@ -40,6 +40,7 @@ def explore(
     log: Any,
     *,
     viewer: str = "model-explorer",
+    granularity: str = "module",
     overlay: str = "",
     height: int = 640,
 ) -> Explorer:
@@ -50,7 +51,10 @@ def explore(
     log:
         The torchlens Trace to show.
     viewer:
-        ``"model-explorer"`` (Google's Model Explorer).
+        ``"model-explorer"`` (Google's Model Explorer) or ``"netron"``; switchable live via ``w.viewer``.
+    granularity:
+        Netron only: ``"module"`` (module calls as drill-down boxes), ``"op"`` (every op) or ``"rolled"``
+        (repeated passes merged); switchable live via ``w.granularity``.
     overlay:
         Colour nodes by a measured fact (``""`` for none).
     height:
@@ -62,7 +66,7 @@ def explore(
             "Remedy: call explore(log) without an overlay; the node attributes already carry time, "
             "FLOPs and bytes."
         )
-    return Explorer(log, viewer=viewer, height=height)
+    return Explorer(log, viewer=viewer, granularity=granularity, height=height)
 
 
 # `tl.widgets.explore(log)` works once this package is imported.

@@ -11,6 +11,7 @@ import traitlets
 
 from ._channel import Reply, RequestChannel
 from ._errors import ViewerNotAvailableError
+from ._netron import check_granularity
 from ._payload import require_trace
 from ._viewers import VIEWERS, ViewerSource, make_source
 
@@ -39,6 +40,8 @@ class Explorer(anywidget.AnyWidget):
     _esm = _bundle()
 
     viewer = traitlets.Unicode("model-explorer").tag(sync=True)
+    # Netron's view of the trace: module calls as drill-down boxes, every op flat, or rolled passes.
+    granularity = traitlets.Unicode("module").tag(sync=True)
     overlay = traitlets.Unicode("").tag(sync=True)
     height = traitlets.Int(640, min=200).tag(sync=True)
     # The viewer's node id of the selection ("" when none); a click sets it, so does select().
@@ -54,12 +57,21 @@ class Explorer(anywidget.AnyWidget):
     _graph_rev = traitlets.Int(0).tag(sync=True)
     _graph_info = traitlets.Dict().tag(sync=True)
 
-    def __init__(self, log: Any, *, viewer: str = "model-explorer", height: int = 640, **kwargs: Any):
+    def __init__(
+        self,
+        log: Any,
+        *,
+        viewer: str = "model-explorer",
+        granularity: str = "module",
+        height: int = 640,
+        **kwargs: Any,
+    ):
         require_trace(log)
         self._log = log
         self._callbacks: list[SelectCallback] = []
-        self._source: ViewerSource = make_source(viewer, log)  # raises before anything is drawn
-        super().__init__(viewer=viewer, height=height, **kwargs)
+        self._sources: dict[tuple[str, str], ViewerSource] = {}
+        self._source: ViewerSource = self._source_for(viewer, granularity)  # raises before drawing
+        super().__init__(viewer=viewer, granularity=granularity, height=height, **kwargs)
         self._channel = RequestChannel(self.send)
         self._channel.register("assets", self._answer_assets)
         self._channel.register("graph", self._answer_graph)
@@ -109,6 +121,32 @@ class Explorer(anywidget.AnyWidget):
                 f"Unknown viewer {value!r}. Remedy: use one of {', '.join(map(repr, VIEWERS))}."
             )
         return value
+
+    @traitlets.validate("granularity")
+    def _check_granularity(self, proposal: dict[str, Any]) -> str:
+        return check_granularity(proposal["value"])
+
+    @traitlets.observe("viewer", "granularity")
+    def _on_view_change(self, change: dict[str, Any]) -> None:
+        if not hasattr(self, "_channel"):  # still in __init__
+            return
+        label = self.selected_label
+        self._source = self._source_for(self.viewer, self.granularity)
+        # Keep the selection across views when the new view draws that node (op <-> module <-> rolled).
+        try:
+            node = self._source.resolve(label) if label else ""
+        except KeyError:
+            node = ""
+        with self.hold_trait_notifications():
+            self.selected_node = node
+            self._publish_source()
+
+    def _source_for(self, viewer: str, granularity: str) -> ViewerSource:
+        # Model Explorer shows every granularity in one payload; Netron has one artifact per granularity.
+        key = (viewer, granularity if viewer == "netron" else "")
+        if key not in self._sources:
+            self._sources[key] = make_source(viewer, self._log, granularity)
+        return self._sources[key]
 
     @traitlets.validate("selected_node")
     def _check_selected_node(self, proposal: dict[str, Any]) -> str:

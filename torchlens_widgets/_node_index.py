@@ -5,7 +5,17 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
+
+
+class NodeLookup(Protocol):
+    """What the widget needs from a viewer's node index (NodeIndex here, NetronNodeIndex)."""
+
+    def __len__(self) -> int: ...
+    def has_id(self, node_id: str) -> bool: ...
+    def label_of(self, node_id: str) -> str: ...
+    def id_of_label(self, label: str) -> str | None: ...
+    def suggestions(self, name: str, limit: int = 5) -> list[str]: ...
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._errors import NodeNotFoundError
-from ._node_index import NodeIndex
+from ._node_index import NodeLookup
 
 
 def _op_label(record: Any) -> str | None:
@@ -30,7 +30,7 @@ def _module_output_label(log: Any, name: str) -> str | None:
     return str(outputs[0]) if outputs else None
 
 
-def resolve_name(log: Any, index: NodeIndex, name: str) -> str:
+def resolve_name(log: Any, index: NodeLookup, name: str) -> str:
     """The viewer node id for ``name``: a viewer node id, a torchlens label or a module address."""
     if not isinstance(name, str) or not name:
         raise NodeNotFoundError(f"select() needs a non-empty name, got {name!r}.")

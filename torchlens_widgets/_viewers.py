@@ -7,15 +7,17 @@ from typing import Any, Protocol
 from ._assets import AssetBundle, model_explorer_assets
 from ._channel import Reply
 from ._errors import ViewerNotAvailableError
-from ._node_index import NodeIndex
+from ._netron import NetronSource
+from ._node_index import NodeLookup
 from ._payload import ModelExplorerPayload, model_explorer_payload
 from ._resolve import record_for_label, resolve_name
 
-VIEWERS = ("model-explorer",)
+VIEWERS = ("model-explorer", "netron")
 
 
 class ViewerSource(Protocol):
-    index: NodeIndex
+    @property
+    def index(self) -> NodeLookup: ...
 
     def assets(self) -> AssetBundle: ...
 
@@ -53,9 +55,12 @@ class ModelExplorerSource:
         return record_for_label(self._log, label)
 
 
-def make_source(viewer: str, log: Any) -> ViewerSource:
+def make_source(viewer: str, log: Any, granularity: str = "module") -> ViewerSource:
+    """The kernel side of ``viewer`` for ``log``; raises (typed, with a remedy) before anything is drawn."""
     if viewer == "model-explorer":
         return ModelExplorerSource(log)
+    if viewer == "netron":
+        return NetronSource(log, granularity)
     raise ViewerNotAvailableError(
         f"Unknown viewer {viewer!r}. Remedy: use one of {', '.join(map(repr, VIEWERS))}."
     )

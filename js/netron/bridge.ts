@@ -1,0 +1,256 @@
+// Runs Netron (its files from the installed Python package, delivered by the kernel) in a sandboxed
+// srcdoc frame inside the cell, and speaks the frame host's postMessage protocol (./protocol.ts).
+//
+// Isolation: the frame has sandbox="allow-scripts" and so an opaque origin: it cannot reach the
+// notebook's DOM, cookies, localStorage or kernel, and it cannot load the page's blob: URLs either,
+// so it receives the module texts by postMessage and mints its own (frame-host.ts).
+import type { AssetBundle } from "../assets";
+import { buildFrameDocument, NETRON_MODULES, netronVersion, rewriteModule } from "./document";
+import {
+  NETRON_BOOT,
+  NETRON_EXPORT,
+  NETRON_FAILED,
+  NETRON_HELLO,
+  NETRON_OPEN,
+  NETRON_READY,
+  NETRON_RENDERED,
+  NETRON_SELECT,
+  NETRON_SELECT_DONE,
+  NETRON_SELECTED,
+  type NetronBootMessage,
+  type NetronExportMessage,
+  type NetronFailedMessage,
+  type NetronFile,
+  type NetronOpenMessage,
+  type NetronRenderedMessage,
+  type NetronSelectDoneMessage,
+  type NetronSelectedMessage,
+} from "./protocol";
+import hostSource from "frame:./frame-host.ts";
+
+export interface NetronModelFile {
+  /** File name Netron sees, e.g. "BertModel.onnx.json" (matched as ONNX JSON). */
+  identifier: string;
+  bytes: Uint8Array;
+}
+
+export interface NetronFrameOptions {
+  bundle: AssetBundle;
+  /** torchlens' Netron artifact (ONNX JSON), uncompressed. */
+  model: NetronModelFile;
+  /** torchlens' metrics companion ("netron:attachment" JSON), uncompressed. */
+  attachment?: NetronModelFile;
+  /** Called with the Netron node name (torchlens label or module address) the user activated. */
+  onSelect: (name: string) => void;
+  /**
+   * Isolate the frame from the notebook's origin (sandbox="allow-scripts"). Default true; false
+   * gives a same-origin srcdoc frame, for hosts that refuse sandboxed frames.
+   */
+  sandbox?: boolean;
+}
+
+/** What one asset bundle turns into, once per page: the document and the rewritten module texts. */
+interface PreparedNetron {
+  html: string;
+  boot: NetronBootMessage;
+}
+
+const prepared = new Map<string, PreparedNetron>();
+
+// Netron's own welcome page shows while it starts; inside a cell its logo and links are noise.
+const WIDGET_CSS = ".logo-github, .logo-message, .open-file-button { display: none !important; }";
+
+function prepare(bundle: AssetBundle): PreparedNetron {
+  const cached = prepared.get(bundle.key);
+  if (cached) return cached;
+  const decoder = new TextDecoder();
+  const text = (name: string): string => {
+    const data = bundle.files.get(name);
+    if (!data) throw new Error(`The Netron bundle lacks ${name}. Reinstall netron (see the kernel's message).`);
+    return decoder.decode(data);
+  };
+  const indexHtml = text("index.html");
+  const modules: Record<string, string> = {};
+  for (const name of NETRON_MODULES) modules[name] = rewriteModule(text(name));
+  const worker = bundle.files.has("worker.js") ? text("worker.js") : null;
+  const result: PreparedNetron = {
+    html: buildFrameDocument({ indexHtml, grapherCss: text("grapher.css"), hostSource, extraCss: WIDGET_CSS }),
+    boot: { cmd: NETRON_BOOT, modules, worker, version: netronVersion(indexHtml) },
+  };
+  prepared.set(bundle.key, result);
+  return result;
+}
+
+/** A copy of the bytes in an ArrayBuffer of their own, which postMessage can transfer. */
+function transferable(file: NetronModelFile): NetronFile {
+  return { identifier: file.identifier, bytes: file.bytes.slice().buffer as ArrayBuffer };
+}
+
+interface PendingOpen {
+  started: number;
+  resolve: (ms: number) => void;
+  reject: (error: Error) => void;
+}
+
+export class NetronFrame {
+  readonly iframe: HTMLIFrameElement;
+  /** Resolves with milliseconds from frame creation to the first drawn graph; rejects if it fails. */
+  readonly rendered: Promise<number>;
+  /** Whether the frame lays out in a worker (known once it is ready). */
+  workerLayout = false;
+  private readonly created = performance.now();
+  private readonly boot: NetronBootMessage;
+  private readonly errors: string[] = [];
+  private readonly opens = new Map<number, PendingOpen>();
+  private readonly reveals = new Map<string, ((result: NetronSelectDoneMessage) => void)[]>();
+  private readonly onMessage = (event: MessageEvent) => this.receive(event);
+  private nextId = 0;
+  private ready = false;
+  private drawn = false;
+  private lastSelected = "";
+  private pendingSelect = "";
+  private queuedOpens: NetronOpenMessage[] = [];
+
+  constructor(container: HTMLElement, private readonly options: NetronFrameOptions) {
+    const app = prepare(options.bundle);
+    this.boot = app.boot;
+    this.rendered = this.request(options.model, options.attachment).then(() => performance.now() - this.created);
+    this.rendered.catch(() => undefined); // a failure is reported to whoever awaits it, not as unhandled
+    this.iframe = document.createElement("iframe");
+    this.iframe.className = "tlw-frame";
+    this.iframe.title = "Netron";
+    if (options.sandbox !== false) this.iframe.setAttribute("sandbox", "allow-scripts");
+    window.addEventListener("message", this.onMessage);
+    this.iframe.srcdoc = app.html;
+    container.appendChild(this.iframe);
+  }
+
+  /** Errors Netron reported (shown if it never draws). */
+  get startupErrors(): readonly string[] {
+    return this.errors;
+  }
+
+  /** Select, reveal (drilling into module calls) and show the properties of a node by Netron name. */
+  select(name: string): void {
+    if (!name || name === this.lastSelected) return;
+    if (!this.drawn) {
+      this.pendingSelect = name; // applied once the graph is drawn
+      return;
+    }
+    void this.reveal(name);
+  }
+
+  /** Like select(), and says whether the node was found and which module calls lead to it. */
+  reveal(name: string): Promise<NetronSelectDoneMessage> {
+    this.lastSelected = name;
+    return new Promise((resolve) => {
+      const waiting = this.reveals.get(name) ?? [];
+      waiting.push(resolve);
+      this.reveals.set(name, waiting);
+      this.post({ cmd: NETRON_SELECT, name });
+    });
+  }
+
+  /** Replaces the graph on screen (e.g. another granularity); resolves with ms until it is drawn. */
+  open(model: NetronModelFile, attachment?: NetronModelFile): Promise<number> {
+    this.lastSelected = "";
+    return this.request(model, attachment);
+  }
+
+  dispose(): void {
+    window.removeEventListener("message", this.onMessage);
+    for (const pending of this.opens.values()) pending.reject(new Error("The Netron frame was closed."));
+    this.opens.clear();
+    this.iframe.remove();
+  }
+
+  private request(model: NetronModelFile, attachment?: NetronModelFile): Promise<number> {
+    const id = ++this.nextId;
+    const message: NetronOpenMessage = {
+      cmd: NETRON_OPEN,
+      id,
+      model: transferable(model),
+      attachment: attachment ? transferable(attachment) : null,
+    };
+    const done = new Promise<number>((resolve, reject) => this.opens.set(id, { started: performance.now(), resolve, reject }));
+    if (this.ready) this.send(message);
+    else this.queuedOpens.push(message); // sent in order once Netron is up
+    return done;
+  }
+
+  private send(message: NetronOpenMessage): void {
+    const transfer = [message.model.bytes, ...(message.attachment ? [message.attachment.bytes] : [])];
+    this.iframe.contentWindow?.postMessage(message, "*", transfer);
+  }
+
+  private post(message: Record<string, unknown>): void {
+    this.iframe.contentWindow?.postMessage(message, "*");
+  }
+
+  private receive(event: MessageEvent): void {
+    // Only our own frame: every other frame on the page (other widgets included) is ignored.
+    if (event.source !== this.iframe.contentWindow || typeof event.data !== "object" || !event.data) return;
+    const message = event.data as { cmd?: string };
+    switch (message.cmd) {
+      case NETRON_HELLO:
+        this.post(this.boot as unknown as Record<string, unknown>);
+        break;
+      case NETRON_READY:
+        this.ready = true;
+        this.workerLayout = Boolean((message as { worker?: boolean }).worker);
+        for (const queued of this.queuedOpens.splice(0)) this.send(queued);
+        break;
+      case NETRON_RENDERED: {
+        const rendered = message as NetronRenderedMessage;
+        this.settle(rendered.id, (pending) => pending.resolve(performance.now() - pending.started));
+        if (!this.drawn) {
+          this.drawn = true;
+          const name = this.pendingSelect;
+          this.pendingSelect = "";
+          if (name) this.select(name);
+        }
+        break;
+      }
+      case NETRON_FAILED: {
+        const failed = message as NetronFailedMessage;
+        this.errors.push(failed.message);
+        if (failed.id !== undefined) this.settle(failed.id, (pending) => pending.reject(new Error(`Netron could not open the graph: ${failed.message}`)));
+        break;
+      }
+      case NETRON_SELECTED: {
+        const name = (message as NetronSelectedMessage).name;
+        if (name && name !== this.lastSelected) {
+          this.lastSelected = name;
+          this.options.onSelect(name);
+        }
+        break;
+      }
+      case NETRON_SELECT_DONE: {
+        const result = message as NetronSelectDoneMessage;
+        const waiting = this.reveals.get(result.name) ?? [];
+        this.reveals.delete(result.name);
+        for (const resolve of waiting) resolve(result);
+        break;
+      }
+      case NETRON_EXPORT:
+        this.download(message as NetronExportMessage);
+        break;
+    }
+  }
+
+  private settle(id: number, action: (pending: PendingOpen) => void): void {
+    const pending = this.opens.get(id);
+    if (!pending) return;
+    this.opens.delete(id);
+    action(pending);
+  }
+
+  private download(message: NetronExportMessage): void {
+    if (!(message.blob instanceof Blob)) return;
+    const link = document.createElement("a");
+    link.download = String(message.file).replace(/[\\/]/g, "_");
+    link.href = URL.createObjectURL(message.blob);
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+  }
+}

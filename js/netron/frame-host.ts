@@ -1,0 +1,462 @@
+// Runs INSIDE the Netron frame as its only classic inline script (bundled as an IIFE by build.mjs's
+// `frame:` loader). It is Netron's host, in place of Netron's own browser.js, which would ask
+// ipinfo.io for cookie consent, send Google Analytics beacons, replace window.eval and nag to
+// update. This host has no network, no telemetry, no dialogs of its own and keeps options in memory.
+//
+// Boot: post "hello"; the parent answers with the module texts (already rewritten to bare
+// `netron/x.js` specifiers); mint a blob: URL per module (a sandboxed frame cannot load the
+// parent's blob: URLs, so it makes its own), add the import map, import view.js and base.js, start
+// Netron's View, post "ready". The host is a classic script rather than a blob module so that the
+// import map can be added before the first module import: once a module load starts, a page's
+// import map can no longer change.
+import { importMap, MODULE_PREFIX, rewriteModule } from "./document";
+import {
+  NETRON_BOOT,
+  NETRON_EXPORT,
+  NETRON_FAILED,
+  NETRON_HELLO,
+  NETRON_OPEN,
+  NETRON_READY,
+  NETRON_RENDERED,
+  NETRON_SELECT,
+  NETRON_SELECT_DONE,
+  NETRON_SELECTED,
+  type NetronBootMessage,
+  type NetronFile,
+  type NetronOpenMessage,
+  type NetronSelectMessage,
+} from "./protocol";
+
+// ----- the parts of Netron this host touches (netron 9.x internals; pinned in pyproject) ---------
+
+interface NetronType {
+  name?: string;
+  nodes?: NetronNode[];
+}
+
+interface NetronNode {
+  name: string;
+  type?: NetronType;
+}
+
+interface NetronGraph {
+  name?: string;
+  nodes: NetronNode[];
+}
+
+interface NetronModel {
+  format?: string;
+}
+
+/** view.Graph: what is drawn for the active graph (grapher.Graph subclass). */
+interface ViewGraph {
+  activate(node: NetronNode, source: string): Element[];
+  scrollTo(elements: Element[], behavior?: string): void;
+}
+
+/** view.View (view.js). `_path` is innermost-first: `_path[0].target` is the graph on screen. */
+interface NetronView {
+  readonly model: NetronModel | null;
+  readonly target: ViewGraph | null;
+  readonly activeTarget: NetronGraph | null;
+  _path: { target: NetronGraph }[];
+  start(): Promise<void>;
+  show(page: string | null): void;
+  open(context: MemoryContext): Promise<NetronModel | undefined>;
+  attach(context: MemoryContext): Promise<boolean>;
+  pushTarget(graph: NetronGraph, context?: NetronNode): Promise<void>;
+  popTarget(): Promise<unknown>;
+  showNodeProperties(node: NetronNode | null, source?: string): void;
+  error(error: unknown, name: string | null, screen: string | null): Promise<void>;
+  about(): void;
+}
+
+interface ViewModule {
+  View: new (host: FrameHost) => NetronView;
+}
+
+interface BaseModule {
+  BinaryStream: new (buffer: Uint8Array) => unknown;
+}
+
+// ----- messaging -----------------------------------------------------------------------------------
+
+const post = (message: { cmd: string; [key: string]: unknown }): void => window.parent.postMessage(message, "*");
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** The modules this page was given; `require` answers only for these. */
+let delivered = new Set<string>();
+let binaryStream: BaseModule["BinaryStream"];
+
+/** A dynamic import the bundler leaves alone: the specifier is resolved by the frame's import map. */
+const load = <T>(specifier: string): Promise<T> => import(/* @vite-ignore */ specifier) as Promise<T>;
+
+/** A model file held in memory: what Netron's ModelFactoryService reads (view.js view.Context). */
+class MemoryContext {
+  readonly stream: unknown;
+
+  constructor(
+    private readonly host: FrameHost,
+    readonly identifier: string,
+    bytes: Uint8Array,
+  ) {
+    this.stream = new binaryStream(bytes);
+  }
+
+  asset(file: string): Promise<unknown> {
+    return this.host.asset(file);
+  }
+
+  async fetch(file: string): Promise<never> {
+    // torchlens' ONNX JSON references no external data, so nothing beside the model exists.
+    throw new Error(`File not found '${file}' (the widget delivers a single file).`);
+  }
+
+  require(id: string): Promise<unknown> {
+    return this.host.require(id);
+  }
+
+  error(error: unknown, fatal: boolean): void {
+    this.host.exception(error, fatal);
+  }
+}
+
+/** Netron's host contract (see Netron's browser.js), minus the network. */
+class FrameHost {
+  private netronView: NetronView | null = null;
+  private readonly store = new Map<string, unknown>();
+  private readonly environmentValues: Record<string, unknown>;
+
+  constructor(version: string, private readonly workerUrl: string | null) {
+    this.environmentValues = {
+      name: "Netron",
+      // Anything but "Browser"/"Python" also skips ModelFactoryService.import(), which would
+      // prefetch pytorch/tflite modules and 5 MB of metadata this page never has.
+      type: "Widget",
+      version,
+      date: new Date(),
+      packaged: false, // no "Report" button that opens GitHub on errors
+      platform: /(Mac|iPhone|iPod|iPad)/i.test(navigator.platform) ? "darwin" : undefined,
+      agent: "",
+      repository: "https://github.com/lutzroeder/netron",
+      menu: true,
+      // Without a worker, dagre lays out on the frame's main thread (grapher.js layout()).
+      serial: workerUrl === null,
+    };
+  }
+
+  get window(): Window {
+    return window;
+  }
+
+  get document(): Document {
+    return document;
+  }
+
+  get version(): string {
+    return String(this.environmentValues.version);
+  }
+
+  get type(): string {
+    return "Widget";
+  }
+
+  async view(view: NetronView): Promise<void> {
+    this.netronView = view;
+  }
+
+  async start(): Promise<void> {
+    this.netronView?.show("welcome spinner");
+  }
+
+  environment(name: string): unknown {
+    return this.environmentValues[name];
+  }
+
+  async require(id: string): Promise<unknown> {
+    // view.js and onnx.js ask for "./onnx", "./onnx-proto", "./onnx-schema", ...
+    const file = `${id.replace(/^\.\//, "")}.js`;
+    if (!delivered.has(file)) {
+      // Not delivered: a factory that never matches, so Netron moves on to its next candidate
+      // instead of failing the open (a name ending "model.json" is tried as PyTorch first).
+      return { ModelFactory: class { async match(): Promise<null> { return null; } } };
+    }
+    return load(MODULE_PREFIX + file);
+  }
+
+  worker(): Worker {
+    if (!this.workerUrl) throw new Error("No layout worker in this frame.");
+    return new Worker(this.workerUrl, { type: "module" });
+  }
+
+  async save(_name: string, extension: string, defaultPath: string): Promise<string> {
+    return `${defaultPath}.${extension}`;
+  }
+
+  async export(file: string, blob: Blob): Promise<void> {
+    // A sandboxed frame may not download; the parent page does it.
+    post({ cmd: NETRON_EXPORT, file, blob });
+  }
+
+  async execute(name: string): Promise<void> {
+    if (name === "about") this.netronView?.about();
+    // "open", "report-issue", ...: nothing to do inside a notebook cell.
+  }
+
+  async asset(file: string): Promise<never> {
+    // onnx-metadata.json (5.6 MB) is not delivered; onnx.Metadata.open() carries on without it.
+    throw new Error(`Asset '${file}' is not delivered to the widget.`);
+  }
+
+  openURL(): void {
+    // Links would leave the sandbox for the network: ignored.
+  }
+
+  exception(error: unknown, fatal: boolean): void {
+    post({ cmd: NETRON_FAILED, message: describe(error), fatal: Boolean(fatal) });
+  }
+
+  event(): void {
+    // Telemetry sink: intentionally nothing.
+  }
+
+  get(name: string): unknown {
+    return this.store.get(name);
+  }
+
+  set(name: string, value: unknown): void {
+    this.store.set(name, value);
+  }
+
+  delete(name: string): void {
+    this.store.delete(name);
+  }
+
+  update(): void {}
+
+  /** Netron's notification/alert line (same DOM contract as browser.js). */
+  message(text?: string, alert?: boolean, action?: string): Promise<number> {
+    return new Promise((resolve) => {
+      const body = document.body;
+      const previous = body.getAttribute("class") ?? "";
+      const textElement = document.getElementById("message-text");
+      const button = document.getElementById("message-button") as HTMLButtonElement | null;
+      if (textElement) textElement.innerText = text ?? "";
+      if (button) {
+        if (action) {
+          button.style.removeProperty("display");
+          button.innerText = action;
+          button.onclick = () => {
+            button.onclick = null;
+            body.setAttribute("class", previous);
+            resolve(0);
+          };
+          button.focus();
+        } else {
+          button.style.display = "none";
+          button.onclick = null;
+        }
+      }
+      if (alert) {
+        body.setAttribute("class", "alert");
+      } else if (text) {
+        body.classList.add("notification");
+        body.classList.remove("default");
+      } else {
+        body.classList.remove("notification");
+      }
+      if (!action) resolve(0);
+    });
+  }
+}
+
+// ----- the widget's operations ---------------------------------------------------------------------
+
+interface Located {
+  node: NetronNode;
+  /** Root first: each graph to show on the way, with the module-call node that opens it. */
+  chain: { target: NetronGraph; call: NetronNode | null }[];
+}
+
+/** Finds a node by name from the root graph down through module-call (function) bodies. */
+function locate(root: NetronGraph, name: string): Located | null {
+  const seen = new Set<NetronGraph>();
+  const search = (graph: NetronGraph, chain: Located["chain"]): Located | null => {
+    if (seen.has(graph) || !Array.isArray(graph.nodes)) return null;
+    seen.add(graph);
+    const node = graph.nodes.find((candidate) => candidate.name === name);
+    if (node) return { node, chain };
+    for (const call of graph.nodes) {
+      const body = call.type;
+      if (body && Array.isArray(body.nodes) && body.nodes.length > 0) {
+        const found = search(body as NetronGraph, [...chain, { target: body as NetronGraph, call }]);
+        if (found) return found;
+      }
+    }
+    return null;
+  };
+  return search(root, [{ target: root, call: null }]);
+}
+
+class WidgetFrame {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly view: NetronView) {
+    // Selection out: every node activation (click on a box, find sidebar, sidebar links) goes
+    // through View.showNodeProperties(node, source) (view.js, view.Node.activate).
+    const showNodeProperties = view.showNodeProperties.bind(view);
+    view.showNodeProperties = (node, source) => {
+      if (node && typeof node.name === "string" && source !== "external") {
+        post({ cmd: NETRON_SELECTED, name: node.name, type: node.type?.name ?? "", source: source ?? "" });
+      }
+      showNodeProperties(node, source);
+    };
+  }
+
+  /** Runs operations one at a time: a select must not navigate while a model is being opened. */
+  private serial<T>(operation: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(operation, operation);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  open(message: NetronOpenMessage): Promise<void> {
+    return this.serial(async () => {
+      const started = performance.now();
+      const context = (file: NetronFile) => new MemoryContext(host, file.identifier, new Uint8Array(file.bytes));
+      try {
+        this.view.show("welcome spinner");
+        const model = await this.view.open(context(message.model));
+        if (!model) throw new Error(`Netron did not recognise ${message.model.identifier} as a model.`);
+        // The metrics companion: view.attach() takes a "*.json" whose signature is
+        // "netron:attachment"; the node sidebar then gains METADATA and METRICS sections.
+        const attached = message.attachment ? await this.view.attach(context(message.attachment)) : false;
+        document.title = message.model.identifier;
+        post({
+          cmd: NETRON_RENDERED,
+          id: message.id,
+          ms: performance.now() - started,
+          nodes: this.view.activeTarget?.nodes.length ?? 0,
+          attached,
+        });
+      } catch (error) {
+        post({ cmd: NETRON_FAILED, id: message.id, message: describe(error) });
+        void this.view.error(error, null, "welcome"); // Netron's own alert, in the frame
+      }
+    });
+  }
+
+  select(message: NetronSelectMessage): Promise<void> {
+    return this.serial(async () => {
+      const name = message.name;
+      const done = (ok: boolean, path: string[], error?: string) =>
+        post({ cmd: NETRON_SELECT_DONE, name, ok, path, ...(error ? { error } : {}) });
+      const view = this.view;
+      const path = view._path;
+      if (!view.model || path.length === 0) return done(false, [], "no model is open");
+      const root = path[path.length - 1].target;
+      const found = locate(root, name);
+      if (!found) return done(false, [], `no node named '${name}' in this graph`);
+      // Navigate: keep the graphs shared with the current breadcrumb, pop the rest, then drill
+      // into each module call on the way down (pushTarget keeps Netron's Back button meaningful).
+      const current = path.map((entry) => entry.target).reverse(); // root first
+      let shared = 0;
+      while (shared < current.length && shared < found.chain.length && current[shared] === found.chain[shared].target) shared++;
+      while (view._path.length > Math.max(shared, 1)) await view.popTarget();
+      for (let depth = Math.max(shared, 1); depth < found.chain.length; depth++) {
+        const step = found.chain[depth];
+        await view.pushTarget(step.target, step.call ?? undefined);
+      }
+      const graph = view.target;
+      if (!graph) return done(false, [], "Netron has no graph on screen");
+      // activate(): selects the box and opens the node sidebar (properties, METRICS).
+      const elements = graph.activate(found.node, "external");
+      graph.scrollTo(elements, "instant");
+      done(true, found.chain.map((step) => step.call?.name ?? ""));
+    });
+  }
+}
+
+// ----- boot ----------------------------------------------------------------------------------------
+
+let host: FrameHost;
+
+/** A module worker for dagre layout, if this frame can run one; null otherwise (main-thread layout). */
+async function layoutWorker(workerSource: string | null, dagreUrl: string): Promise<string | null> {
+  // An opaque-origin (sandboxed) frame cannot start a worker from its own blob: URLs (measured in
+  // Chromium 156: the worker fails to load), so do not spend the attempt.
+  if (!workerSource || window.origin === "null") return null;
+  // Workers do not see the document's import map: point worker.js straight at dagre's blob URL.
+  const url = URL.createObjectURL(new Blob([rewriteModule(workerSource, () => dagreUrl)], { type: "text/javascript" }));
+  try {
+    const worker = new Worker(url, { type: "module" });
+    const works = await new Promise<boolean>((resolve) => {
+      const timer = window.setTimeout(() => resolve(false), 3000);
+      worker.onmessage = (event: MessageEvent) => {
+        window.clearTimeout(timer);
+        resolve((event.data as { type?: string }).type === "dagre.layout");
+      };
+      worker.onerror = () => {
+        window.clearTimeout(timer);
+        resolve(false);
+      };
+      worker.postMessage({ type: "dagre.layout", nodes: [], edges: [], layout: {}, state: {} });
+    });
+    worker.terminate();
+    return works ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+async function boot(message: NetronBootMessage): Promise<void> {
+  const urls: Record<string, string> = {};
+  for (const [file, text] of Object.entries(message.modules)) {
+    urls[file] = URL.createObjectURL(new Blob([text], { type: "text/javascript" }));
+  }
+  delivered = new Set(Object.keys(urls));
+  const map = document.createElement("script");
+  map.type = "importmap";
+  map.textContent = JSON.stringify(importMap(urls));
+  document.head.appendChild(map);
+
+  const [base, viewModule, workerUrl] = await Promise.all([
+    load<BaseModule>(`${MODULE_PREFIX}base.js`),
+    load<ViewModule>(`${MODULE_PREFIX}view.js`),
+    urls["dagre.js"] ? layoutWorker(message.worker, urls["dagre.js"]) : Promise.resolve(null),
+  ]);
+  binaryStream = base.BinaryStream;
+  host = new FrameHost(message.version, workerUrl);
+  const view = new viewModule.View(host);
+  await view.start();
+  const frame = new WidgetFrame(view);
+  window.addEventListener("message", (event: MessageEvent) => {
+    if (event.source !== window.parent || typeof event.data !== "object" || !event.data) return;
+    const data = event.data as { cmd?: string };
+    if (data.cmd === NETRON_OPEN) void frame.open(data as NetronOpenMessage);
+    else if (data.cmd === NETRON_SELECT) void frame.select(data as NetronSelectMessage);
+  });
+  post({ cmd: NETRON_READY, worker: workerUrl !== null });
+}
+
+// Off-page links (About page, welcome page) would navigate the frame to the network.
+document.addEventListener(
+  "click",
+  (event) => {
+    const link = (event.target as Element | null)?.closest?.("a[href]");
+    if (link && !/^(#|javascript:)/.test(link.getAttribute("href") ?? "")) event.preventDefault();
+  },
+  true,
+);
+
+window.addEventListener("error", (event) => post({ cmd: NETRON_FAILED, message: String(event.message || event.error) }));
+window.addEventListener("unhandledrejection", (event) => post({ cmd: NETRON_FAILED, message: describe(event.reason) }));
+
+const onBoot = (event: MessageEvent): void => {
+  const data = event.data as NetronBootMessage | undefined;
+  if (event.source !== window.parent || !data || data.cmd !== NETRON_BOOT) return;
+  window.removeEventListener("message", onBoot);
+  boot(data).catch((error: unknown) => post({ cmd: NETRON_FAILED, message: `Netron failed to start: ${describe(error)}` }));
+};
+window.addEventListener("message", onBoot);
+post({ cmd: NETRON_HELLO });

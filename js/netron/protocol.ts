@@ -1,0 +1,91 @@
+// Messages between the widget (parent page) and the Netron frame. Every message carries `cmd`;
+// both sides check `event.source` before reading one.
+
+/** Frame -> parent: the host script is running and waits for the Netron modules. */
+export const NETRON_HELLO = "tlw-netron-hello";
+/** Parent -> frame: the module texts (already rewritten to bare `netron/x.js` specifiers). */
+export const NETRON_BOOT = "tlw-netron-boot";
+/** Frame -> parent: Netron's view has started and can open a model. */
+export const NETRON_READY = "tlw-netron-ready";
+/** Parent -> frame: open a model from memory (replaces the one on screen). */
+export const NETRON_OPEN = "tlw-netron-open";
+/** Frame -> parent: the model of open request `id` is drawn. */
+export const NETRON_RENDERED = "tlw-netron-rendered";
+/** Frame -> parent: something failed (with the open request's `id` when opening failed). */
+export const NETRON_FAILED = "tlw-netron-failed";
+/** Parent -> frame: select, reveal and show the properties of a node by its Netron name. */
+export const NETRON_SELECT = "tlw-netron-select";
+/** Frame -> parent: outcome of a select request (found or not, and where). */
+export const NETRON_SELECT_DONE = "tlw-netron-select-done";
+/** Frame -> parent: the user activated a node (click, find sidebar, sidebar link). */
+export const NETRON_SELECTED = "tlw-netron-selected";
+/** Frame -> parent: Netron's "Export as PNG/SVG"; the sandboxed frame cannot download itself. */
+export const NETRON_EXPORT = "tlw-netron-export";
+
+export interface NetronBootMessage {
+  cmd: typeof NETRON_BOOT;
+  /** File name ("view.js") -> module text with `./x.js` imports rewritten to `netron/x.js`. */
+  modules: Record<string, string>;
+  /** worker.js as shipped (the frame points its dagre import at its own blob URL); null: no worker. */
+  worker: string | null;
+  /** Netron's version (from index.html), shown in its About page. */
+  version: string;
+}
+
+export interface NetronFile {
+  identifier: string;
+  bytes: ArrayBuffer;
+}
+
+export interface NetronOpenMessage {
+  cmd: typeof NETRON_OPEN;
+  id: number;
+  model: NetronFile;
+  attachment: NetronFile | null;
+}
+
+export interface NetronRenderedMessage {
+  cmd: typeof NETRON_RENDERED;
+  id: number;
+  /** Milliseconds the frame spent in Netron's open + layout + draw. */
+  ms: number;
+  /** Node boxes drawn in the root graph. */
+  nodes: number;
+  attached: boolean;
+}
+
+export interface NetronSelectMessage {
+  cmd: typeof NETRON_SELECT;
+  name: string;
+}
+
+export interface NetronSelectDoneMessage {
+  cmd: typeof NETRON_SELECT_DONE;
+  name: string;
+  ok: boolean;
+  /** Names of the graphs from the root down to the one holding the node ("" for the root). */
+  path: string[];
+  error?: string;
+}
+
+export interface NetronSelectedMessage {
+  cmd: typeof NETRON_SELECTED;
+  /** Netron node name: the torchlens label, or the module address of a module-call box. */
+  name: string;
+  /** Netron's node type name (torchlens layer type, or the module address for a call box). */
+  type: string;
+  /** Netron's activation source: "target" (a click on the graph), "sidebar" (find / links). */
+  source: string;
+}
+
+export interface NetronFailedMessage {
+  cmd: typeof NETRON_FAILED;
+  message: string;
+  id?: number;
+}
+
+export interface NetronExportMessage {
+  cmd: typeof NETRON_EXPORT;
+  file: string;
+  blob: Blob;
+}

@@ -1,0 +1,92 @@
+// One place that knows how each viewer turns a graph reply from the kernel into a frame.
+import type { AssetBundle } from "./assets";
+import { gunzip, gunzipText } from "./bytes";
+import type { Response } from "./channel";
+import { ModelExplorerFrame } from "./model-explorer/bridge";
+import { NetronFrame } from "./netron/bridge";
+
+export const VIEWER_TITLES: Record<string, string> = { "model-explorer": "Model Explorer", netron: "Netron" };
+
+/** What the widget needs from a viewer frame, whichever viewer it is. */
+export interface ViewerFrame {
+  readonly viewer: string;
+  /** Resolves with milliseconds until the graph is drawn. */
+  readonly rendered: Promise<number>;
+  readonly startupErrors: readonly string[];
+  select(nodeId: string): void;
+  /** Shows a new graph in the same frame if the viewer can (resolves when drawn), else null. */
+  replace(graph: Response<GraphHeader>): Promise<number> | null;
+  dispose(): void;
+}
+
+export interface GraphHeader {
+  label?: string;
+  identifier?: string;
+  attachment?: string;
+  warnings?: string[];
+}
+
+class ModelExplorerViewer implements ViewerFrame {
+  readonly viewer = "model-explorer";
+  constructor(private readonly frame: ModelExplorerFrame) {}
+  get rendered() {
+    return this.frame.rendered;
+  }
+  get startupErrors() {
+    return this.frame.startupErrors;
+  }
+  select(nodeId: string) {
+    this.frame.select(nodeId);
+  }
+  replace(): null {
+    return null; // a fresh frame keeps the app's view state consistent with the new collection
+  }
+  dispose() {
+    this.frame.dispose();
+  }
+}
+
+async function netronFiles(graph: Response<GraphHeader>) {
+  const [model, attachment] = await Promise.all(graph.buffers.map((buffer) => gunzip(buffer)));
+  return {
+    model: { identifier: graph.result.identifier ?? "model.onnx.json", bytes: model },
+    attachment: attachment ? { identifier: graph.result.attachment ?? "model.attachment.json", bytes: attachment } : undefined,
+  };
+}
+
+class NetronViewer implements ViewerFrame {
+  readonly viewer = "netron";
+  constructor(private readonly frame: NetronFrame) {}
+  get rendered() {
+    return this.frame.rendered;
+  }
+  get startupErrors() {
+    return this.frame.startupErrors;
+  }
+  select(nodeId: string) {
+    this.frame.select(nodeId);
+  }
+  replace(graph: Response<GraphHeader>): Promise<number> {
+    return netronFiles(graph).then(({ model, attachment }) => this.frame.open(model, attachment));
+  }
+  dispose() {
+    this.frame.dispose();
+  }
+}
+
+export async function createViewer(
+  viewer: string,
+  container: HTMLElement,
+  bundle: AssetBundle,
+  graph: Response<GraphHeader>,
+  onSelect: (nodeId: string) => void,
+): Promise<ViewerFrame> {
+  if (viewer === "netron") {
+    const { model, attachment } = await netronFiles(graph);
+    return new NetronViewer(new NetronFrame(container, { bundle, model, attachment, onSelect }));
+  }
+  const graphJson = await gunzipText(graph.buffers[0]);
+  return new ModelExplorerViewer(
+    new ModelExplorerFrame(container, { bundle, graphJson, label: graph.result.label ?? "graph", onSelect }),
+  );
+}

@@ -1,0 +1,313 @@
+"""Netron as a viewer: its web assets, and a trace as torchlens' own Netron artifact (ONNX JSON).
+
+The artifact and its metrics companion come from torchlens' exporter (``tl.export.netron``), built
+in memory from the same internals that function uses, so nothing is re-derived here and nothing is
+left on disk. Node ids are Netron node names: the torchlens op label (pass-qualified only when the
+op ran more than once) for ops, the module address (``:<call>`` only for repeated calls) for
+module-call boxes.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import gzip
+import re
+import tempfile
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final, Literal
+
+# Private torchlens internals: tl.export.netron() only writes files or serves over HTTP, so the
+# in-memory path calls the steps it is made of. torchlens is pinned (<2.37) and
+# tests/test_netron.py has a contract test for each name used here.
+from torchlens.export import _netron as tl_netron
+from torchlens.export._netron_attachment import write_attachment
+from torchlens.export._netron_emit import emit_model_json
+from torchlens.export._netron_records import NETRON_MODULE_DOMAIN, NetronNode, NetronProjection
+
+from ._assets import AssetBundle
+from ._channel import Reply
+from ._errors import NodeNotFoundError, ViewerAssetsError, ViewerNotAvailableError
+from ._payload import require_trace
+from ._resolve import resolve_name
+from ._versions import SUPPORTED, checked_version
+
+GRANULARITIES = ("module", "op", "rolled")
+# tl.export.netron's defaults: module calls from the top level down, noise buffers hidden.
+_DEPTH: Final = 1
+_SHOW_BUFFERS: Final[Literal["meaningful"]] = "meaningful"
+
+# The Netron files torchlens' ONNX JSON needs (DESIGN.md section 3). flatbuffers.js is required even
+# for JSON: onnx.js imports it, and a failed import silently stops ONNX JSON from matching.
+# browser.js and index.js are deliberately absent: they phone home (see js/netron/frame-host.ts).
+NETRON_MODULES = (
+    "view.js",
+    "base.js",
+    "grapher.js",
+    "zip.js",
+    "json.js",
+    "text.js",
+    "onnx.js",
+    "protobuf.js",
+    "onnx-proto.js",
+    "dagre.js",
+    "flatbuffers.js",
+)
+NETRON_FILES = (*NETRON_MODULES, "worker.js", "grapher.css", "index.html")
+
+# Keeps the name one path segment (Netron splits identifiers at / and \) and clear of the
+# "*model.json" suffix that Netron tries as PyTorch before ONNX.
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+@functools.cache
+def netron_assets() -> AssetBundle:
+    """The minimal file set of the Netron web app installed with the ``netron`` package."""
+    version = checked_version("netron")
+    distribution, specifier = SUPPORTED["netron"]
+    remedy = f"Remedy: pip install --force-reinstall '{distribution}{specifier}'"
+    try:
+        root = resources.files("netron")
+    except ModuleNotFoundError:  # metadata present but the package itself is gone
+        raise ViewerAssetsError(
+            f"{distribution} {version} is installed but its module 'netron' cannot be imported "
+            f"(torchlens-widgets supports {distribution}{specifier}). {remedy}"
+        ) from None
+    files: dict[str, bytes] = {}
+    for name in NETRON_FILES:
+        item = root.joinpath(name)
+        if not item.is_file():
+            raise ViewerAssetsError(
+                f"{distribution} {version} is installed but lacks its web asset {name!r}, so the Netron "
+                f"viewer cannot start (torchlens-widgets supports {distribution}{specifier}). {remedy}"
+            )
+        files[name] = item.read_bytes()
+    return AssetBundle("netron", version, files)
+
+
+# ----- node index ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NetronNodeEntry:
+    node_id: str  # the Netron node name
+    label: str  # torchlens label (op), layer label (rolled) or module address (module-call box)
+    graph: str  # "" for the root graph, else the module-call box whose body holds it
+    module_address: str | None = None  # set for module-call boxes
+
+
+class NetronNodeIndex:
+    """Netron node names <-> torchlens labels, for one artifact (NodeIndex-compatible).
+
+    ``aliases`` are other names of the same node that select() should accept without asking the
+    trace: every pass of a rolled node, a module call's ``address:n`` spelling.
+    """
+
+    def __init__(self, entries: Iterable[tuple[NetronNodeEntry, Iterable[str]]]) -> None:
+        self._by_id: dict[str, NetronNodeEntry] = {}
+        self._by_label: dict[str, str] = {}
+        self._aliases: dict[str, str] = {}
+        for entry, aliases in entries:
+            if entry.node_id in self._by_id:
+                continue  # first occurrence wins (execution order)
+            self._by_id[entry.node_id] = entry
+            self._by_label.setdefault(entry.label, entry.node_id)
+            for alias in aliases:
+                self._aliases.setdefault(alias, entry.node_id)
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def __iter__(self) -> Iterator[NetronNodeEntry]:
+        return iter(self._by_id.values())
+
+    def has_id(self, node_id: str) -> bool:
+        return node_id in self._by_id
+
+    def entry(self, node_id: str) -> NetronNodeEntry | None:
+        return self._by_id.get(node_id)
+
+    def label_of(self, node_id: str) -> str:
+        entry = self._by_id.get(node_id)
+        return entry.label if entry else ""
+
+    def id_of_label(self, label: str) -> str | None:
+        node_id = self._by_label.get(label)
+        return node_id if node_id is not None else self._aliases.get(label)
+
+    def is_module(self, node_id: str) -> bool:
+        entry = self._by_id.get(node_id)
+        return bool(entry and entry.module_address is not None)
+
+    def suggestions(self, name: str, limit: int = 5) -> list[str]:
+        return difflib.get_close_matches(name, list(self._by_label), n=limit, cutoff=0.5)
+
+
+def _index_entries(log: Any, projection: NetronProjection) -> Iterator[tuple[NetronNodeEntry, list[str]]]:
+    """Entries for every node Netron draws: root nodes, then each module call's body."""
+    bodies: list[tuple[str, list[NetronNode]]] = [("", projection.nodes)]
+    bodies += [(function.name, function.nodes) for function in projection.functions]
+    for graph, nodes in bodies:
+        for node in nodes:
+            source = projection.node_sources.get(node.name)
+            if node.domain == NETRON_MODULE_DOMAIN:
+                address = str(getattr(source, "address", "") or node.name.rsplit(":", 1)[0])
+                call_label = str(getattr(source, "call_label", "") or node.name)
+                # The box name is the address, ":n" only when the module ran more than once.
+                yield NetronNodeEntry(node.name, node.name, graph, address), [call_label, address]
+            elif projection.granularity == "rolled":
+                # A rolled node is a layer: all passes of one op (log[layer_label] is that Layer),
+                # so every pass label selects it too.
+                layer_label = str(getattr(source, "layer_label", "") or node.name)
+                passes = getattr(_layer(log, layer_label), "op_labels", None) or ()
+                yield NetronNodeEntry(node.name, layer_label, graph), [str(label) for label in passes]
+            else:
+                label = str(getattr(source, "label", "") or node.name)
+                yield NetronNodeEntry(node.name, label, graph), []
+
+
+def _layer(log: Any, layer_label: str) -> Any:
+    try:
+        return log[layer_label]
+    except (KeyError, ValueError, IndexError, TypeError):  # not a layer torchlens can look up
+        return None
+
+
+# ----- artifact -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NetronArtifact:
+    """torchlens' Netron export of one trace at one granularity, in memory."""
+
+    granularity: str
+    label: str  # the traced model's class name, as torchlens names the root graph
+    identifier: str  # file name Netron sees: "<label>.onnx.json" (matched as ONNX JSON)
+    attachment_identifier: str  # "<label>.onnx.attachment.json", torchlens' companion name
+    model_json: str
+    attachment_json: str
+    index: NetronNodeIndex = field(repr=False)
+    root_node_count: int = 0
+    warnings: tuple[str, ...] = ()
+
+    @functools.cached_property
+    def wire(self) -> tuple[bytes, bytes]:
+        """(model, attachment) as gzip bytes: what the frontend receives."""
+        return (
+            gzip.compress(self.model_json.encode(), compresslevel=6, mtime=0),
+            gzip.compress(self.attachment_json.encode(), compresslevel=6, mtime=0),
+        )
+
+
+def netron_artifact(log: Any, granularity: str = "module") -> NetronArtifact:
+    """Export ``log`` for Netron the way ``tl.export.netron(log, path, attachment=True)`` does.
+
+    torchlens' warnings (e.g. a root graph too tall to stay legible) are captured and returned in
+    ``warnings`` so the widget can show them next to the graph instead of in the kernel log.
+    """
+    require_trace(log)
+    check_granularity(granularity)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tl_netron._validate_options(granularity, _DEPTH, _SHOW_BUFFERS)
+        projection = tl_netron._build_projection(log, granularity, _DEPTH, _SHOW_BUFFERS)
+        tl_netron._warn_extent(projection)
+    graph_name = str(getattr(log, "model_class_name", "TorchLens graph"))
+    model_json = emit_model_json(
+        projection,
+        graph_name=graph_name,
+        disclaimer=tl_netron.NETRON_DISCLAIMER,
+        metadata_props=tl_netron._metadata_props(log, projection, _SHOW_BUFFERS, None),
+    )
+    stem = _UNSAFE_NAME.sub("_", graph_name).strip("._") or "torchlens"
+    identifier = f"{stem}.onnx.json"
+    attachment_identifier, attachment_json = _attachment(projection, identifier)
+    return NetronArtifact(
+        granularity=granularity,
+        label=graph_name,
+        identifier=identifier,
+        attachment_identifier=attachment_identifier,
+        model_json=model_json,
+        attachment_json=attachment_json,
+        index=NetronNodeIndex(_index_entries(log, projection)),
+        root_node_count=len(projection.nodes),
+        warnings=tuple(str(warning.message) for warning in caught),
+    )
+
+
+def _attachment(projection: NetronProjection, identifier: str) -> tuple[str, str]:
+    """torchlens' metrics companion (name, JSON text) for ``projection``.
+
+    write_attachment() only writes a file (it validates every row against Netron's silent drop
+    rules on the way), so it writes into a private temporary directory that is removed at once.
+    """
+    with tempfile.TemporaryDirectory(prefix="tlw-netron-") as folder:
+        companion = write_attachment(projection, Path(folder) / identifier)
+        return companion.name, companion.read_text(encoding="utf-8")
+
+
+def check_granularity(granularity: object) -> str:
+    if granularity not in GRANULARITIES:
+        raise ViewerNotAvailableError(
+            f"Unknown Netron granularity {granularity!r}. Remedy: use one of "
+            f"{', '.join(map(repr, GRANULARITIES))} ('module': the module hierarchy with drill-down, "
+            "'op': every op flat, 'rolled': repeated passes merged)."
+        )
+    return str(granularity)
+
+
+# ----- viewer source ------------------------------------------------------------------------------
+
+
+class NetronSource:
+    """A trace as torchlens' Netron artifact plus its metrics companion (ViewerSource protocol)."""
+
+    def __init__(self, log: Any, granularity: str = "module") -> None:
+        self.granularity = check_granularity(granularity)
+        self._log = require_trace(log)
+        netron_assets()  # missing or unsupported assets fail here, before anything is drawn
+        self.artifact = netron_artifact(log, self.granularity)
+        self.index = self.artifact.index
+
+    def assets(self) -> AssetBundle:
+        return netron_assets()
+
+    def graph(self) -> Reply:
+        artifact = self.artifact
+        model, attachment = artifact.wire
+        header = {
+            "identifier": artifact.identifier,
+            "attachment": artifact.attachment_identifier,
+            "encoding": "gzip",
+            "granularity": artifact.granularity,
+            "warnings": list(artifact.warnings),
+        }
+        return header, [model, attachment]
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "label": self.artifact.label,
+            "graphs": {self.granularity: len(self.index)},
+            "warnings": list(self.artifact.warnings),
+        }
+
+    def resolve(self, name: str) -> str:
+        """The Netron node name for a node name, torchlens label or module address."""
+        return resolve_name(self._log, self.index, name)
+
+    def record(self, label: str) -> Any:
+        """The live record behind a label: the module for a module-call box, else ``log[label]``."""
+        node_id = self.index.id_of_label(label)
+        entry = self.index.entry(node_id) if node_id is not None else None
+        if entry is not None and entry.module_address is not None:
+            return self._log.modules[entry.module_address]
+        try:
+            return self._log[label]
+        except (KeyError, ValueError, IndexError) as error:
+            if label in self._log.modules:
+                return self._log.modules[label]
+            raise NodeNotFoundError(f"No record for {label!r} in this trace: {error}") from None
