@@ -1,4 +1,6 @@
 // The widget's own CSS, scoped under .tlw-root; it follows JupyterLab's theme variables when present.
+import { INSPECTOR_STYLES } from "./inspector";
+
 export const STYLES = `
 .tlw-root { display: flex; flex-direction: column; width: 100%; box-sizing: border-box;
   border: 1px solid var(--jp-border-color2, #d0d0d0); border-radius: 4px; overflow: hidden;
@@ -13,10 +15,19 @@ export const STYLES = `
   margin-right: 6px; border-radius: 50%; background: var(--jp-brand-color1, #1976d2);
   animation: tlw-pulse 1s ease-in-out infinite alternate; }
 @keyframes tlw-pulse { from { opacity: .25 } to { opacity: 1 } }
-.tlw-body { position: relative; flex: 1; min-height: 0; }
+.tlw-overlay { display: flex; align-items: center; gap: 4px; white-space: nowrap; }
+.tlw-overlay-select { font: inherit; font-size: 12px; color: inherit; background: var(--jp-layout-color1, #fff);
+  border: 1px solid var(--jp-border-color1, #bbb); border-radius: 3px; padding: 1px 2px; }
+.tlw-overlay-info { max-width: 40%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
+  color: var(--jp-ui-font-color2, #555); }
+.tlw-notice { display: none; padding: 4px 10px; white-space: pre-wrap; color: var(--jp-warn-color0, #7a4b00);
+  background: var(--jp-warn-color3, #fff4e0); border-bottom: 1px solid var(--jp-warn-color2, #f0d39c); }
+.tlw-notice[data-visible="true"] { display: block; }
+.tlw-main { display: flex; flex: 1; min-height: 0; }
+.tlw-body { position: relative; flex: 1; min-height: 0; min-width: 0; }
 .tlw-frame { display: block; width: 100%; height: 100%; border: 0; }
 .tlw-error { display: none; margin: 0; padding: 8px 10px; white-space: pre-wrap; font-family: var(--jp-code-font-family, monospace);
   color: var(--jp-error-color1, #b00020); background: var(--jp-error-color3, #fdecea);
   border-bottom: 1px solid var(--jp-error-color2, #f5c2c0); }
 .tlw-error[data-visible="true"] { display: block; }
-`;
+` + INSPECTOR_STYLES;

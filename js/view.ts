@@ -7,9 +7,13 @@ export type StatusState = "loading" | "ready" | "error";
 export class WidgetView {
   readonly root: HTMLDivElement;
   readonly body: HTMLDivElement;
+  private readonly main: HTMLDivElement;
   private readonly status: HTMLSpanElement;
   private readonly errorBox: HTMLPreElement;
   private readonly title: HTMLSpanElement;
+  private readonly overlaySelect: HTMLSelectElement;
+  private readonly overlayInfo: HTMLSpanElement;
+  private readonly notice: HTMLDivElement;
 
   constructor(el: HTMLElement, height: number) {
     el.replaceChildren();
@@ -24,15 +28,65 @@ export class WidgetView {
     this.status = document.createElement("span");
     this.status.className = "tlw-status";
     this.status.setAttribute("role", "status");
-    toolbar.append(this.title, this.status);
+    const overlayLabel = document.createElement("label");
+    overlayLabel.className = "tlw-overlay";
+    overlayLabel.append("Overlay ");
+    this.overlaySelect = document.createElement("select");
+    this.overlaySelect.className = "tlw-overlay-select";
+    this.overlaySelect.title = "Colour nodes by a fact torchlens measured";
+    overlayLabel.append(this.overlaySelect);
+    this.overlayInfo = document.createElement("span");
+    this.overlayInfo.className = "tlw-overlay-info";
+    toolbar.append(this.title, this.status, overlayLabel, this.overlayInfo);
+    this.notice = document.createElement("div");
+    this.notice.className = "tlw-notice";
+    this.notice.setAttribute("role", "status");
     this.errorBox = document.createElement("pre");
     this.errorBox.className = "tlw-error";
     this.errorBox.setAttribute("role", "alert");
     this.body = document.createElement("div");
     this.body.className = "tlw-body";
-    this.root.append(style, toolbar, this.errorBox, this.body);
+    this.main = document.createElement("div");
+    this.main.className = "tlw-main"; // the viewer, and the inspector column beside it
+    this.main.append(this.body);
+    this.root.append(style, toolbar, this.notice, this.errorBox, this.main);
     this.setHeight(height);
     el.appendChild(this.root);
+  }
+
+  /** Fills the overlay dropdown; `onChange` gets the chosen overlay ("" for none). */
+  setOverlayChoices(choices: string[], onChange: (overlay: string) => void): void {
+    this.overlaySelect.replaceChildren(
+      ...["", ...choices].map((choice) => {
+        const option = document.createElement("option");
+        option.value = choice;
+        option.textContent = choice || "none";
+        return option;
+      }),
+    );
+    this.overlaySelect.onchange = () => onChange(this.overlaySelect.value);
+  }
+
+  setOverlay(overlay: string, summary: string): void {
+    if (overlay && ![...this.overlaySelect.options].some((option) => option.value === overlay)) {
+      const option = document.createElement("option"); // e.g. "field:num_params", set from Python
+      option.value = option.textContent = overlay;
+      this.overlaySelect.append(option);
+    }
+    this.overlaySelect.value = overlay;
+    this.overlayInfo.textContent = summary;
+    this.overlayInfo.title = summary;
+  }
+
+  /** A refusal or warning that does not stop the widget (e.g. an overlay this capture cannot show). */
+  setNotice(text: string): void {
+    this.notice.textContent = text;
+    this.notice.dataset.visible = text ? "true" : "false";
+  }
+
+  /** Puts a side panel (the inspector) to the right of the viewer. */
+  attachSide(panel: HTMLElement): void {
+    this.main.append(panel);
   }
 
   setTitle(text: string): void {

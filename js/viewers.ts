@@ -4,6 +4,7 @@ import { gunzip, gunzipText } from "./bytes";
 import type { Response } from "./channel";
 import { ModelExplorerFrame } from "./model-explorer/bridge";
 import { NetronFrame } from "./netron/bridge";
+import type { NetronOverlay } from "./netron/protocol";
 
 export const VIEWER_TITLES: Record<string, string> = { "model-explorer": "Model Explorer", netron: "Netron" };
 
@@ -21,6 +22,10 @@ export interface ViewerFrame {
 
 export interface GraphHeader {
   label?: string;
+  /** Model Explorer: the overlay's node data travels in the second buffer. */
+  nodeData?: { name: string };
+  /** Netron: the overlay, keyed by Netron node name (our host colours the boxes). */
+  overlay?: NetronOverlay | null;
   identifier?: string;
   attachment?: string;
   warnings?: string[];
@@ -67,7 +72,10 @@ class NetronViewer implements ViewerFrame {
     this.frame.select(nodeId);
   }
   replace(graph: Response<GraphHeader>): Promise<number> {
-    return netronFiles(graph).then(({ model, attachment }) => this.frame.open(model, attachment));
+    return netronFiles(graph).then(({ model, attachment }) => {
+      this.frame.setOverlay(graph.result.overlay ?? null); // kept by the frame for the graph it opens next
+      return this.frame.open(model, attachment);
+    });
   }
   dispose() {
     this.frame.dispose();
@@ -83,10 +91,13 @@ export async function createViewer(
 ): Promise<ViewerFrame> {
   if (viewer === "netron") {
     const { model, attachment } = await netronFiles(graph);
-    return new NetronViewer(new NetronFrame(container, { bundle, model, attachment, onSelect }));
+    const frame = new NetronFrame(container, { bundle, model, attachment, onSelect });
+    frame.setOverlay(graph.result.overlay ?? null);
+    return new NetronViewer(frame);
   }
-  const graphJson = await gunzipText(graph.buffers[0]);
+  const [graphJson, nodeDataJson] = await Promise.all(graph.buffers.map((buffer) => gunzipText(buffer)));
+  const nodeData = graph.result.nodeData && nodeDataJson ? [{ name: graph.result.nodeData.name, json: nodeDataJson, pane: 0 }] : [];
   return new ModelExplorerViewer(
-    new ModelExplorerFrame(container, { bundle, graphJson, label: graph.result.label ?? "graph", onSelect }),
+    new ModelExplorerFrame(container, { bundle, panes: [{ label: graph.result.label ?? "graph", graphJson }], nodeData, onSelect }),
   );
 }

@@ -2,6 +2,7 @@
 import type { Render } from "@anywidget/types";
 import { assetTransfers, getAssets } from "./assets";
 import { KernelChannel } from "./channel";
+import { InspectorPanel, type InspectorHeader } from "./inspector";
 import { createViewer, VIEWER_TITLES, type GraphHeader, type ViewerFrame } from "./viewers";
 import { WidgetView } from "./view";
 
@@ -9,6 +10,8 @@ export interface ExplorerModel {
   viewer: string;
   granularity: string;
   overlay: string;
+  overlay_summary: string;
+  notice: string;
   height: number;
   selected_node: string;
   selected_label: string;
@@ -17,6 +20,7 @@ export interface ExplorerModel {
   _asset_key: string;
   _graph_rev: number;
   _graph_info: { label?: string; graphs?: Record<string, number>; warnings?: string[] };
+  _overlay_choices: string[];
 }
 
 /** How long a viewer may take to draw before the widget says it failed. */
@@ -47,6 +51,9 @@ function withTimeout(rendered: Promise<number>, frame: ViewerFrame): Promise<num
 const render: Render<ExplorerModel> = ({ model, el }) => {
   const view = new WidgetView(el, model.get("height"));
   const channel = new KernelChannel(model);
+  const inspector = new InspectorPanel();
+  view.attachSide(inspector.root);
+  let inspectGeneration = 0;
   let frame: ViewerFrame | null = null;
   let generation = 0; // bumped by every show(); a stale show() stops at its next await
   let disposed = false;
@@ -109,6 +116,22 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
     report("ready");
   }
 
+  /** Asks the kernel about the current selection and shows it; stale answers are dropped. */
+  async function inspect(): Promise<void> {
+    const mine = ++inspectGeneration;
+    const label = model.get("selected_label");
+    if (!label) return inspector.clear();
+    inspector.showMessage(`Inspecting ${label}…`);
+    try {
+      const { result, buffers } = await channel.request<InspectorHeader | { kind: "none"; label: "" }>("inspect");
+      if (disposed || mine !== inspectGeneration || result.label !== model.get("selected_label")) return;
+      if (result.kind === "none") inspector.clear();
+      else inspector.update(result as InspectorHeader, buffers);
+    } catch (error) {
+      if (!disposed && mine === inspectGeneration) inspector.showMessage(`Could not inspect ${label}: ${describe(error)}`);
+    }
+  }
+
   const fail = (error: unknown) => {
     if (disposed) return;
     const text = describe(error);
@@ -118,21 +141,38 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
   const onSelectedNode = () => frame?.select(model.get("selected_node"));
   const onSelectedLabel = () => {
     if (model.get("status") === "ready") view.setStatus(statusText(), "ready");
+    void inspect();
   };
   const onHeight = () => view.setHeight(model.get("height"));
+  const onOverlay = () => view.setOverlay(model.get("overlay"), model.get("overlay_summary"));
+  const onNotice = () => view.setNotice(model.get("notice"));
+  view.setOverlayChoices(model.get("_overlay_choices"), (overlay) => {
+    model.set("overlay", overlay); // the kernel answers with a new graph, or a notice and the old value
+    model.save_changes();
+  });
+  onOverlay();
+  onNotice();
   const onGraph = () => show().catch(fail);
   model.on("change:selected_node", onSelectedNode);
   model.on("change:selected_label", onSelectedLabel);
   model.on("change:height", onHeight);
   model.on("change:_graph_rev", onGraph);
+  model.on("change:overlay", onOverlay);
+  model.on("change:overlay_summary", onOverlay);
+  model.on("change:notice", onNotice);
   show().catch(fail);
+  void inspect(); // a re-rendered view of a widget that already has a selection
 
   return () => {
     disposed = true;
+    inspector.dispose();
     model.off("change:selected_node", onSelectedNode);
     model.off("change:selected_label", onSelectedLabel);
     model.off("change:height", onHeight);
     model.off("change:_graph_rev", onGraph);
+    model.off("change:overlay", onOverlay);
+    model.off("change:overlay_summary", onOverlay);
+    model.off("change:notice", onNotice);
     channel.dispose();
     frame?.dispose();
   };

@@ -21,13 +21,16 @@ from ._errors import (
     ViewerNotAvailableError,
 )
 from ._explorer import Explorer
+from ._overlays import OVERLAYS, OverlayUnavailableError
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "OVERLAYS",
     "Explorer",
     "NodeNotFoundError",
     "NotATraceError",
+    "OverlayUnavailableError",
     "PayloadValidationError",
     "TorchlensWidgetsError",
     "ViewerAssetsError",
@@ -43,6 +46,7 @@ def explore(
     granularity: str = "module",
     overlay: str = "",
     height: int = 640,
+    privacy_profile: str = "local",
 ) -> Explorer:
     """Show ``log`` (a ``torchlens.trace(...)`` result) inline in the cell.
 
@@ -56,17 +60,22 @@ def explore(
         Netron only: ``"module"`` (module calls as drill-down boxes), ``"op"`` (every op) or ``"rolled"``
         (repeated passes merged); switchable live via ``w.granularity``.
     overlay:
-        Colour nodes by a measured fact (``""`` for none).
+        Colour nodes by a fact torchlens measured: ``"time"``, ``"flops"``, ``"bytes"``, ``"nan"``,
+        ``"magnitude"``, ``"grad_norm"`` or ``"field:<record field>"`` (``""`` for none).
     height:
         Height of the widget in pixels.
+    privacy_profile:
+        ``"local"`` (default) or ``"public"``: torchlens' export profile; public drops source paths,
+        code lines and value-derived facts by construction.
     """
-    if overlay:
-        raise ViewerNotAvailableError(
-            f"overlay={overlay!r} is not available in torchlens-widgets {__version__} yet. "
-            "Remedy: call explore(log) without an overlay; the node attributes already carry time, "
-            "FLOPs and bytes."
-        )
-    return Explorer(log, viewer=viewer, granularity=granularity, height=height)
+    return Explorer(
+        log,
+        viewer=viewer,
+        granularity=granularity,
+        overlay=overlay,
+        height=height,
+        privacy_profile=privacy_profile,
+    )
 
 
 # `tl.widgets.explore(log)` works once this package is imported.

@@ -11,9 +11,11 @@ import traitlets
 
 from ._channel import Reply, RequestChannel
 from ._errors import ViewerNotAvailableError
+from ._inspector import inspect_record
 from ._netron import check_granularity
+from ._overlays import OVERLAYS, OverlayCache, OverlayUnavailableError, check_overlay_name
 from ._payload import require_trace
-from ._viewers import VIEWERS, ViewerSource, make_source
+from ._viewers import VIEWERS, ViewerSource, check_privacy_profile, make_source
 
 _BUNDLE = pathlib.Path(__file__).parent / "static" / "widget.js"
 
@@ -42,7 +44,12 @@ class Explorer(anywidget.AnyWidget):
     viewer = traitlets.Unicode("model-explorer").tag(sync=True)
     # Netron's view of the trace: module calls as drill-down boxes, every op flat, or rolled passes.
     granularity = traitlets.Unicode("module").tag(sync=True)
+    # Colour nodes by a measured fact: "" | "time" | "flops" | "bytes" | "nan" | "magnitude" |
+    # "grad_norm" | "field:<record field>". A refused overlay leaves the previous one in place.
     overlay = traitlets.Unicode("").tag(sync=True)
+    # What the widget shows next to the overlay control: coverage, or why an overlay was refused.
+    overlay_summary = traitlets.Unicode("", read_only=True).tag(sync=True)
+    notice = traitlets.Unicode("", read_only=True).tag(sync=True)
     height = traitlets.Int(640, min=200).tag(sync=True)
     # The viewer's node id of the selection ("" when none); a click sets it, so does select().
     selected_node = traitlets.Unicode("").tag(sync=True)
@@ -56,6 +63,7 @@ class Explorer(anywidget.AnyWidget):
     _asset_key = traitlets.Unicode("").tag(sync=True)
     _graph_rev = traitlets.Int(0).tag(sync=True)
     _graph_info = traitlets.Dict().tag(sync=True)
+    _overlay_choices = traitlets.List(traitlets.Unicode(), list(OVERLAYS)).tag(sync=True)
 
     def __init__(
         self,
@@ -63,18 +71,25 @@ class Explorer(anywidget.AnyWidget):
         *,
         viewer: str = "model-explorer",
         granularity: str = "module",
+        overlay: str = "",
         height: int = 640,
+        privacy_profile: str = "local",
         **kwargs: Any,
     ):
         require_trace(log)
         self._log = log
+        self._privacy_profile = check_privacy_profile(privacy_profile)
         self._callbacks: list[SelectCallback] = []
         self._sources: dict[tuple[str, str], ViewerSource] = {}
         self._source: ViewerSource = self._source_for(viewer, granularity)  # raises before drawing
-        super().__init__(viewer=viewer, granularity=granularity, height=height, **kwargs)
+        self._overlays = OverlayCache(log, self._overlay_collection, self._privacy_profile)
+        self._overlay = self._overlays.get(check_overlay_name(overlay))  # refused overlays raise here
+        super().__init__(viewer=viewer, granularity=granularity, overlay=overlay, height=height, **kwargs)
+        self.set_trait("overlay_summary", self._overlay.summary if self._overlay else "")
         self._channel = RequestChannel(self.send)
         self._channel.register("assets", self._answer_assets)
         self._channel.register("graph", self._answer_graph)
+        self._channel.register("inspect", self._answer_inspect)
         self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
         self._publish_source()
 
@@ -122,6 +137,30 @@ class Explorer(anywidget.AnyWidget):
             )
         return value
 
+    @traitlets.observe("overlay")
+    def _on_overlay(self, change: dict[str, Any]) -> None:
+        if not hasattr(self, "_channel"):  # still in __init__
+            return
+        from_browser = "overlay" in self._property_lock  # chosen in the toolbar, not in Python
+        try:
+            overlay = self._overlays.get(check_overlay_name(change["new"]))
+        except OverlayUnavailableError as error:
+            # The previous overlay stays, on screen and in the trait; the reason is shown in the widget.
+            self.overlay = change["old"]
+            self.set_trait("notice", str(error))
+            if not from_browser:
+                raise
+            return
+        self._overlay = overlay
+        with self.hold_trait_notifications():
+            self.set_trait("notice", "")
+            self.set_trait("overlay_summary", overlay.summary if overlay else "")
+            self._graph_rev += 1
+
+    def _overlay_collection(self) -> dict[str, Any]:
+        source = self._source_for("model-explorer", "")
+        return source.payload.collection  # type: ignore[attr-defined]
+
     @traitlets.validate("granularity")
     def _check_granularity(self, proposal: dict[str, Any]) -> str:
         return check_granularity(proposal["value"])
@@ -145,7 +184,7 @@ class Explorer(anywidget.AnyWidget):
         # Model Explorer shows every granularity in one payload; Netron has one artifact per granularity.
         key = (viewer, granularity if viewer == "netron" else "")
         if key not in self._sources:
-            self._sources[key] = make_source(viewer, self._log, granularity)
+            self._sources[key] = make_source(viewer, self._log, granularity, self._privacy_profile)
         return self._sources[key]
 
     @traitlets.validate("selected_node")
@@ -179,4 +218,11 @@ class Explorer(anywidget.AnyWidget):
         ]
 
     def _answer_graph(self, params: dict[str, Any]) -> Reply:
-        return self._source.graph()
+        return self._source.graph(self._overlay)
+
+    def _answer_inspect(self, params: dict[str, Any]) -> Reply:
+        # The current selection, not a label from the browser: the panel shows what w.selected is.
+        label = self.selected_label
+        if not label:
+            return {"kind": "none", "label": ""}, []
+        return inspect_record(self._log, self.selected, label, privacy_profile=self._privacy_profile)

@@ -32,6 +32,7 @@ from torchlens.export._netron_records import NETRON_MODULE_DOMAIN, NetronNode, N
 from ._assets import AssetBundle
 from ._channel import Reply
 from ._errors import NodeNotFoundError, ViewerAssetsError, ViewerNotAvailableError
+from ._overlays import ADDITIVE_OVERLAYS, Overlay
 from ._payload import require_trace
 from ._resolve import resolve_name
 from ._versions import SUPPORTED, checked_version
@@ -276,17 +277,51 @@ class NetronSource:
     def assets(self) -> AssetBundle:
         return netron_assets()
 
-    def graph(self) -> Reply:
+    def graph(self, overlay: Overlay | None = None) -> Reply:
         artifact = self.artifact
         model, attachment = artifact.wire
-        header = {
+        header: dict[str, Any] = {
             "identifier": artifact.identifier,
             "attachment": artifact.attachment_identifier,
             "encoding": "gzip",
             "granularity": artifact.granularity,
             "warnings": list(artifact.warnings),
         }
+        if overlay is not None:
+            header["overlay"] = self.overlay_values(overlay)
         return header, [model, attachment]
+
+    def overlay_values(self, overlay: Overlay) -> dict[str, Any]:
+        """The overlay keyed by Netron node name (Netron has no node data: our host colours boxes).
+
+        Module-call boxes get the sum of the ops inside them for additive facts (time, FLOPs,
+        bytes); for the others they carry no value and are drawn as "no value", never as zero.
+        """
+        graph = "01-rolled" if self.granularity == "rolled" and "01-rolled" in overlay.node_data else None
+        by_label = overlay.values_by_label(graph) if graph else overlay.values_by_label()
+        values: dict[str, float] = {}
+        for label, value in by_label.items():
+            name = self.index.id_of_label(label)
+            if name is not None:
+                values.setdefault(name, value)
+        if overlay.name in ADDITIVE_OVERLAYS and self.granularity == "module":
+            parent = {entry.node_id: entry.graph for entry in self.index}
+            sums: dict[str, float] = {}
+            for name, value in values.items():
+                call = parent.get(name, "")
+                while call:
+                    sums[call] = sums.get(call, 0.0) + value
+                    call = parent.get(call, "")
+            values.update(sums)
+        numbers = sorted(values.values())
+        return {
+            "title": overlay.provider,
+            "unit": overlay.unit.removesuffix(" per op"),
+            "values": values,
+            "min": numbers[0] if numbers else 0.0,
+            "max": numbers[-1] if numbers else 0.0,
+            "coverage": overlay.summary,
+        }
 
     def info(self) -> dict[str, Any]:
         return {

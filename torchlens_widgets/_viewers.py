@@ -9,6 +9,7 @@ from ._channel import Reply
 from ._errors import ViewerNotAvailableError
 from ._netron import NetronSource
 from ._node_index import NodeLookup
+from ._overlays import Overlay
 from ._payload import ModelExplorerPayload, model_explorer_payload
 from ._resolve import record_for_label, resolve_name
 
@@ -21,7 +22,7 @@ class ViewerSource(Protocol):
 
     def assets(self) -> AssetBundle: ...
 
-    def graph(self) -> Reply: ...
+    def graph(self, overlay: Overlay | None) -> Reply: ...
 
     def info(self) -> dict[str, Any]: ...
 
@@ -30,20 +31,37 @@ class ViewerSource(Protocol):
     def record(self, label: str) -> Any: ...
 
 
+PRIVACY_PROFILES = ("local", "public")
+
+
+def check_privacy_profile(profile: object) -> str:
+    if profile not in PRIVACY_PROFILES:
+        raise ViewerNotAvailableError(
+            f"Unknown privacy_profile {profile!r}. Remedy: use 'local' (everything torchlens measured) "
+            "or 'public' (no source paths, code lines or value-derived facts)."
+        )
+    return str(profile)
+
+
 class ModelExplorerSource:
     """A trace as a Model Explorer graph collection."""
 
-    def __init__(self, log: Any) -> None:
+    def __init__(self, log: Any, privacy_profile: str = "local") -> None:
         self._log = log
         model_explorer_assets()  # missing or unsupported assets fail here, before anything is drawn
-        self.payload: ModelExplorerPayload = model_explorer_payload(log)
+        self.payload: ModelExplorerPayload = model_explorer_payload(log, privacy_profile=privacy_profile)
         self.index = self.payload.index
 
     def assets(self) -> AssetBundle:
         return model_explorer_assets()
 
-    def graph(self) -> Reply:
-        return {"label": self.payload.label, "encoding": "gzip"}, [self.payload.wire()]
+    def graph(self, overlay: Overlay | None) -> Reply:
+        header: dict[str, Any] = {"label": self.payload.label, "encoding": "gzip"}
+        buffers = [self.payload.wire()]
+        if overlay is not None:  # loaded as Model Explorer node data: its heatmap, legend and values
+            header["nodeData"] = {"name": overlay.provider}
+            buffers.append(overlay.wire())
+        return header, buffers
 
     def info(self) -> dict[str, Any]:
         return {"label": self.payload.label, "graphs": self.payload.graph_sizes}
@@ -55,10 +73,12 @@ class ModelExplorerSource:
         return record_for_label(self._log, label)
 
 
-def make_source(viewer: str, log: Any, granularity: str = "module") -> ViewerSource:
+def make_source(
+    viewer: str, log: Any, granularity: str = "module", privacy_profile: str = "local"
+) -> ViewerSource:
     """The kernel side of ``viewer`` for ``log``; raises (typed, with a remedy) before anything is drawn."""
     if viewer == "model-explorer":
-        return ModelExplorerSource(log)
+        return ModelExplorerSource(log, privacy_profile)
     if viewer == "netron":
         return NetronSource(log, granularity)
     raise ViewerNotAvailableError(

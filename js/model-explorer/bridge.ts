@@ -1,9 +1,8 @@
 // Runs Google's Model Explorer web app (from the installed Python package, delivered by the kernel)
 // in a srcdoc frame inside the cell, and speaks its postMessage protocol.
 import { blobUrl, mimeOf, type AssetBundle } from "../assets";
-import { buildDocument, encodeQuery, entryNames, JSON_ADAPTER, rewriteFontFaces } from "./document";
+import { buildDocument, encodeQuery, entryNames, JSON_ADAPTER, rewriteFontFaces, type StartQuery } from "./document";
 import {
-  ME_LOAD_GRAPHS,
   ME_NODE_SELECTED,
   ME_READY,
   ME_SELECT_NODE,
@@ -51,19 +50,51 @@ function prepare(bundle: AssetBundle): PreparedApp {
   return app;
 }
 
+/** One pane's graph collection, as JSON text (torchlens' to_model_explorer_dict output). */
+export interface PaneGraph {
+  label: string;
+  graphJson: string;
+}
+
+/** Node data (Model Explorer's per-node values file) as JSON text, applied to one pane's model. */
+export interface NodeDataFile {
+  name: string;
+  json: string;
+  /** Index of the pane whose model it colours. */
+  pane: number;
+}
+
 export interface ModelExplorerFrameOptions {
   bundle: AssetBundle;
-  /** The graph collection as JSON text (torchlens' to_model_explorer_dict output). */
-  graphJson: string;
-  label: string;
+  /** One pane, or two side by side with navigation synced by node id. */
+  panes: PaneGraph[];
+  nodeData?: NodeDataFile[];
   onSelect: (nodeId: string) => void;
+}
+
+/** The app's start query for these panes and node data (what its own server would put in ?data=). */
+export function startQuery(panes: PaneGraph[], nodeData: NodeDataFile[] = []): StartQuery {
+  const query: StartQuery = { models: panes.map((pane, i) => ({ url: `graphs://${urlName(pane.label)}/${i}` })) };
+  if (nodeData.length) {
+    query.nodeData = nodeData.map((data, i) => `node_data://${urlName(data.name)}/${i}`);
+    query.nodeDataTargets = nodeData.map((data) => (data.pane === 0 ? "" : urlName(panes[data.pane].label)));
+  }
+  if (panes.length > 1) {
+    query.uiState = { paneStates: panes.map((_, i) => ({ widthFraction: 1 / panes.length, selected: i === 0 })) };
+    query.sync = { mode: "match_node_id" };
+  }
+  return query;
+}
+
+/** The app splits these URLs at "/": keep names one segment long. */
+function urlName(name: string): string {
+  return name.replace(/\//g, "\u2215");
 }
 
 export class ModelExplorerFrame {
   readonly iframe: HTMLIFrameElement;
   /** Resolves with milliseconds from frame creation to the first drawn graph. */
   readonly rendered: Promise<number>;
-  private graphJson: string;
   private lastSelected = "";
   private errors: string[] = [];
   private readonly onMessage = (event: MessageEvent) => this.receive(event);
@@ -72,7 +103,6 @@ export class ModelExplorerFrame {
   private pendingSelect = "";
 
   constructor(container: HTMLElement, private readonly options: ModelExplorerFrameOptions) {
-    this.graphJson = options.graphJson;
     this.rendered = new Promise((resolve) => (this.resolveRendered = resolve));
     const app = prepare(options.bundle);
     const html = buildDocument({
@@ -83,7 +113,7 @@ export class ModelExplorerFrame {
       shim: {
         urls: app.shimUrls,
         extensions: [JSON_ADAPTER],
-        query: encodeQuery({ models: [{ url: `graphs://${encodeURIComponent(options.label)}/0` }] }),
+        query: encodeQuery(startQuery(options.panes, options.nodeData)),
       },
     });
     this.iframe = document.createElement("iframe");
@@ -107,12 +137,6 @@ export class ModelExplorerFrame {
     }
     this.lastSelected = nodeId;
     this.post({ cmd: ME_SELECT_NODE, nodeId });
-  }
-
-  /** Replaces the graph on screen (e.g. after an overlay change); the app resets its view. */
-  loadGraph(graphJson: string, label: string): void {
-    this.graphJson = graphJson;
-    this.post({ cmd: ME_LOAD_GRAPHS, graphCollections: [JSON.parse(graphJson)], fileName: label });
   }
 
   dispose(): void {
@@ -160,10 +184,14 @@ export class ModelExplorerFrame {
   /** The app's server API, answered from memory. */
   private answer(request: ShimFetchRequest): void {
     const url = new URL(request.url, "http://frame.invalid");
+    const pane = this.options.panes[Number(url.searchParams.get("graph_index"))];
+    const data = (this.options.nodeData ?? [])[Number(url.searchParams.get("node_data_index"))];
     let status = 200;
-    let body = "{}";
-    if (url.pathname === "/api/v1/load_graphs_json" && url.searchParams.get("graph_index") === "0") {
-      body = this.graphJson;
+    let body: string;
+    if (url.pathname === "/api/v1/load_graphs_json" && pane) {
+      body = pane.graphJson;
+    } else if (url.pathname === "/api/v1/load_node_data" && data) {
+      body = JSON.stringify({ content: data.json });
     } else {
       status = 404;
       body = JSON.stringify({ error: `not available in the widget: ${url.pathname}` });

@@ -12,6 +12,8 @@ import {
   NETRON_FAILED,
   NETRON_HELLO,
   NETRON_OPEN,
+  NETRON_OVERLAY,
+  NETRON_OVERLAY_APPLIED,
   NETRON_READY,
   NETRON_RENDERED,
   NETRON_SELECT,
@@ -22,6 +24,9 @@ import {
   type NetronFailedMessage,
   type NetronFile,
   type NetronOpenMessage,
+  type NetronOverlay,
+  type NetronOverlayAppliedMessage,
+  type NetronOverlayMessage,
   type NetronRenderedMessage,
   type NetronSelectDoneMessage,
   type NetronSelectedMessage,
@@ -42,6 +47,8 @@ export interface NetronFrameOptions {
   attachment?: NetronModelFile;
   /** Called with the Netron node name (torchlens label or module address) the user activated. */
   onSelect: (name: string) => void;
+  /** Called each time the frame (re)colours the graph on screen with the overlay (or clears it). */
+  onOverlayApplied?: (result: NetronOverlayAppliedMessage) => void;
   /**
    * Isolate the frame from the notebook's origin (sandbox="allow-scripts"). Default true; false
    * gives a same-origin srcdoc frame, for hosts that refuse sandboxed frames.
@@ -110,6 +117,8 @@ export class NetronFrame {
   private lastSelected = "";
   private pendingSelect = "";
   private queuedOpens: NetronOpenMessage[] = [];
+  private overlay: NetronOverlay | null = null;
+  private overlayResult: NetronOverlayAppliedMessage | null = null;
 
   constructor(container: HTMLElement, private readonly options: NetronFrameOptions) {
     const app = prepare(options.bundle);
@@ -151,6 +160,21 @@ export class NetronFrame {
     });
   }
 
+  /**
+   * Colours the node boxes by `overlay.values` (Netron node name -> value) with a legend; null
+   * clears. The frame keeps it across open() (another granularity: names not drawn are ignored)
+   * and re-applies it whenever Netron redraws (drilling into or out of a module call).
+   */
+  setOverlay(overlay: NetronOverlay | null): void {
+    this.overlay = overlay;
+    if (this.ready) this.postOverlay(); // else sent on "ready"
+  }
+
+  /** What the frame reported for the last overlay it applied (null before the first report). */
+  get overlayApplied(): NetronOverlayAppliedMessage | null {
+    return this.overlayResult;
+  }
+
   /** Replaces the graph on screen (e.g. another granularity); resolves with ms until it is drawn. */
   open(model: NetronModelFile, attachment?: NetronModelFile): Promise<number> {
     this.lastSelected = "";
@@ -183,6 +207,11 @@ export class NetronFrame {
     this.iframe.contentWindow?.postMessage(message, "*", transfer);
   }
 
+  private postOverlay(): void {
+    const message: NetronOverlayMessage = { cmd: NETRON_OVERLAY, overlay: this.overlay };
+    this.post(message as unknown as Record<string, unknown>);
+  }
+
   private post(message: Record<string, unknown>): void {
     this.iframe.contentWindow?.postMessage(message, "*");
   }
@@ -199,6 +228,7 @@ export class NetronFrame {
         this.ready = true;
         this.workerLayout = Boolean((message as { worker?: boolean }).worker);
         for (const queued of this.queuedOpens.splice(0)) this.send(queued);
+        if (this.overlay) this.postOverlay();
         break;
       case NETRON_RENDERED: {
         const rendered = message as NetronRenderedMessage;
@@ -230,6 +260,11 @@ export class NetronFrame {
         const waiting = this.reveals.get(result.name) ?? [];
         this.reveals.delete(result.name);
         for (const resolve of waiting) resolve(result);
+        break;
+      }
+      case NETRON_OVERLAY_APPLIED: {
+        this.overlayResult = message as NetronOverlayAppliedMessage;
+        this.options.onOverlayApplied?.(this.overlayResult);
         break;
       }
       case NETRON_EXPORT:

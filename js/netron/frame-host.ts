@@ -16,6 +16,8 @@ import {
   NETRON_FAILED,
   NETRON_HELLO,
   NETRON_OPEN,
+  NETRON_OVERLAY,
+  NETRON_OVERLAY_APPLIED,
   NETRON_READY,
   NETRON_RENDERED,
   NETRON_SELECT,
@@ -24,8 +26,11 @@ import {
   type NetronBootMessage,
   type NetronFile,
   type NetronOpenMessage,
+  type NetronOverlayAppliedMessage,
+  type NetronOverlayMessage,
   type NetronSelectMessage,
 } from "./protocol";
+import { checkOverlay, legendModel, MISSING, nodeColour, type CheckedOverlay, type DrawnCounts } from "./overlay";
 
 // ----- the parts of Netron this host touches (netron 9.x internals; pinned in pyproject) ---------
 
@@ -48,10 +53,23 @@ interface NetronModel {
   format?: string;
 }
 
+/**
+ * A box of the drawn graph (view.Node, view.Input, view.Output; grapher.Node subclasses). `value`
+ * is the model's node (its `name` is the Netron node name), `element` the box's SVG <g> (built by
+ * grapher.Node.build), `blocks` its parts; a view.Block part holds an expanded sub-graph in `target`.
+ */
+interface ViewNode {
+  value?: { name?: unknown };
+  element?: Element;
+  blocks?: { target?: ViewGraph }[];
+}
+
 /** view.Graph: what is drawn for the active graph (grapher.Graph subclass). */
 interface ViewGraph {
   activate(node: NetronNode, source: string): Element[];
   scrollTo(elements: Element[], behavior?: string): void;
+  /** grapher.Graph: key -> { label } where label is the ViewNode (or a cluster: a plain object). */
+  readonly nodes: Map<string, { label?: ViewNode }>;
 }
 
 /** view.View (view.js). `_path` is innermost-first: `_path[0].target` is the graph on screen. */
@@ -298,10 +316,211 @@ function locate(root: NetronGraph, name: string): Located | null {
   return search(root, [{ target: root, call: null }]);
 }
 
-class WidgetFrame {
-  private queue: Promise<unknown> = Promise.resolve();
+// ----- overlay: box colours by a value per node, with a legend ------------------------------------
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const HATCH_ID = "tlw-overlay-hatch";
+const LEGEND_ID = "tlw-overlay-legend";
+/** Marks a box the overlay painted (so clearing finds them); "value" or "missing". */
+const PAINTED = "data-tlw-overlay";
+
+const OVERLAY_CSS = `
+g.node[${PAINTED}="value"] .node-item:hover > path { opacity: 0.82; }
+g.node[${PAINTED}="missing"] .node-item:hover > path { opacity: 0.7; }
+#${LEGEND_ID} { position: fixed; top: 8px; left: 40px; z-index: 5; max-width: 260px; padding: 6px 8px 7px;
+  background: rgba(255, 255, 255, 0.94); color: #222; border: 1px solid #bbb; border-radius: 4px;
+  font: 11px -apple-system, BlinkMacSystemFont, "Segoe UI", Ubuntu, "Droid Sans", sans-serif;
+  box-shadow: 0 1px 3px rgba(0, 0, 0, 0.15); pointer-events: none; user-select: none; }
+/* Netron's body class names the page (view.show): the legend belongs to the graph page only. */
+body:not(.default) #${LEGEND_ID} { display: none; }
+#${LEGEND_ID} .tlw-ov-title { font-weight: 600; margin-bottom: 4px; overflow-wrap: anywhere; }
+#${LEGEND_ID} .tlw-ov-bar { height: 10px; border: 1px solid #999; border-radius: 2px; }
+#${LEGEND_ID} .tlw-ov-ends { display: flex; justify-content: space-between; gap: 8px; margin-top: 1px; }
+#${LEGEND_ID} .tlw-ov-missing { display: flex; align-items: center; gap: 5px; margin-top: 4px; }
+#${LEGEND_ID} .tlw-ov-swatch { width: 18px; height: 10px; border: 1px solid #999; border-radius: 2px;
+  background: repeating-linear-gradient(45deg, ${MISSING.fill} 0 3px, ${MISSING.hatch} 3px 4.5px); }
+#${LEGEND_ID} .tlw-ov-note { margin-top: 4px; color: #555; overflow-wrap: anywhere; }
+`;
+
+/** The diagonal hatching for boxes without a value, defined inside Netron's current <svg id="canvas">
+ * (view.Graph.build makes a new canvas per graph; inside it, PNG/SVG export keeps the pattern). */
+function ensureHatch(): void {
+  const canvas = document.getElementById("canvas");
+  if (!canvas || canvas.querySelector(`#${HATCH_ID}`)) return;
+  const defs = document.createElementNS(SVG_NS, "defs");
+  const pattern = document.createElementNS(SVG_NS, "pattern");
+  pattern.setAttribute("id", HATCH_ID);
+  pattern.setAttribute("patternUnits", "userSpaceOnUse");
+  pattern.setAttribute("width", "6");
+  pattern.setAttribute("height", "6");
+  pattern.setAttribute("patternTransform", "rotate(45)");
+  const back = document.createElementNS(SVG_NS, "rect");
+  back.setAttribute("width", "6");
+  back.setAttribute("height", "6");
+  back.setAttribute("fill", MISSING.fill);
+  const line = document.createElementNS(SVG_NS, "rect");
+  line.setAttribute("width", "2");
+  line.setAttribute("height", "6");
+  line.setAttribute("fill", MISSING.hatch);
+  pattern.append(back, line);
+  defs.appendChild(pattern);
+  canvas.insertBefore(defs, canvas.firstChild);
+}
+
+/** The shapes of a box that carry its colour, and its texts (grapher.Node's DOM, see grapher.css). */
+function boxParts(box: Element): { shapes: SVGElement[]; texts: SVGElement[] } {
+  return {
+    shapes: [...box.querySelectorAll<SVGElement>(":scope > .node-item > path, :scope > .node-argument-list > path")],
+    texts: [...box.querySelectorAll<SVGElement>(":scope > .node-item > text, :scope > .node-argument-list text")],
+  };
+}
+
+function paint(box: Element, kind: "value" | "missing", fill: string, text: string): void {
+  box.setAttribute(PAINTED, kind);
+  const { shapes, texts } = boxParts(box);
+  // Inline styles: they beat grapher.css's category colours and survive Netron's PNG/SVG export.
+  for (const shape of shapes) shape.style.setProperty("fill", fill);
+  for (const label of texts) label.style.setProperty("fill", text);
+}
+
+function unpaint(box: Element): void {
+  box.removeAttribute(PAINTED);
+  const { shapes, texts } = boxParts(box);
+  for (const element of [...shapes, ...texts]) element.style.removeProperty("fill");
+}
+
+class OverlayPainter {
+  private overlay: CheckedOverlay | null = null;
+  private legend: HTMLElement | null = null;
 
   constructor(private readonly view: NetronView) {
+    const style = document.createElement("style");
+    style.textContent = OVERLAY_CSS;
+    document.head.appendChild(style);
+  }
+
+  set(raw: unknown): void {
+    this.overlay = checkOverlay(raw);
+    this.apply(this.view.target);
+  }
+
+  /** Colours (or uncolours) every box of `graph`, the graph on screen; updates the legend. */
+  apply(graph: ViewGraph | null): void {
+    for (const box of document.querySelectorAll(`[${PAINTED}]`)) unpaint(box);
+    const overlay = this.overlay;
+    if (!overlay) {
+      this.legend?.remove();
+      this.legend = null;
+      post({ cmd: NETRON_OVERLAY_APPLIED, active: false, coloured: 0, missing: 0, offscreen: 0, dropped: 0, graph: this.graphName() } satisfies NetronOverlayAppliedMessage);
+      return;
+    }
+    const counts: DrawnCounts = { coloured: 0, missing: 0 };
+    const seen = new Set<string>();
+    if (graph) {
+      ensureHatch();
+      this.paintGraph(graph, overlay, counts, seen, new Set());
+    }
+    this.showLegend(overlay, counts);
+    let offscreen = 0;
+    for (const name of overlay.values.keys()) if (!seen.has(name)) offscreen++;
+    post({ cmd: NETRON_OVERLAY_APPLIED, active: true, ...counts, offscreen, dropped: overlay.dropped, graph: this.graphName() } satisfies NetronOverlayAppliedMessage);
+  }
+
+  private paintGraph(graph: ViewGraph, overlay: CheckedOverlay, counts: DrawnCounts, seen: Set<string>, visited: Set<ViewGraph>): void {
+    if (visited.has(graph) || !(graph.nodes instanceof Map)) return;
+    visited.add(graph);
+    for (const { label } of graph.nodes.values()) {
+      const box = label?.element;
+      const name = label?.value?.name;
+      // Only op and module-call boxes (view.Node, class "graph-node"). Graph inputs and outputs
+      // (view.Input/Output) are named after the tensor they carry, i.e. the producing op's label:
+      // colouring them would draw that op's value twice. Clusters have no `value`.
+      if (!box || typeof name !== "string" || !box.classList.contains("graph-node")) continue;
+      const value = overlay.values.get(name);
+      if (value !== undefined) {
+        const colour = nodeColour(value, overlay);
+        paint(box, "value", colour.fill, colour.text);
+        counts.coloured++;
+        seen.add(name);
+      } else {
+        // No value: hatched, never the zero colour.
+        paint(box, "missing", `url(#${HATCH_ID})`, MISSING.text);
+        counts.missing++;
+      }
+      // An expanded block (view.Block) draws a sub-graph inside this box.
+      for (const block of label?.blocks ?? []) if (block?.target) this.paintGraph(block.target, overlay, counts, seen, visited);
+    }
+  }
+
+  private graphName(): string {
+    return this.view._path.length > 1 ? (this.view.activeTarget?.name ?? "") : "";
+  }
+
+  private showLegend(overlay: CheckedOverlay, counts: DrawnCounts): void {
+    const model = legendModel(overlay, counts);
+    if (!this.legend) {
+      this.legend = document.createElement("div");
+      this.legend.id = LEGEND_ID;
+      this.legend.setAttribute("role", "note");
+      document.body.appendChild(this.legend);
+    }
+    const div = (className: string, text = ""): HTMLDivElement => {
+      const element = document.createElement("div");
+      element.className = className;
+      element.textContent = text;
+      return element;
+    };
+    const bar = div("tlw-ov-bar");
+    bar.style.background = model.gradient;
+    const ends = div("tlw-ov-ends");
+    ends.append(div("tlw-ov-min", model.minText), div("tlw-ov-max", model.maxText));
+    const missing = div("tlw-ov-missing");
+    missing.append(div("tlw-ov-swatch"), div("tlw-ov-missing-text", model.missingText));
+    const parts: HTMLElement[] = [div("tlw-ov-title", model.title), bar, ends, missing];
+    if (model.coverage) parts.push(div("tlw-ov-note tlw-ov-coverage", model.coverage));
+    if (model.drawn) parts.push(div("tlw-ov-note tlw-ov-drawn", model.drawn));
+    this.legend.replaceChildren(...parts);
+  }
+}
+
+/**
+ * Calls `after(graph)` each time Netron puts a new graph on screen. view.View has a `target`
+ * accessor (view.js) that render() and refresh() assign once the graph is built, measured, laid out
+ * and updated: open, pushTarget/popTarget (drilling), breadcrumb clicks and block expansion all
+ * pass through it. The instance gets an accessor that forwards to the prototype's.
+ */
+function onTargetChange(view: NetronView, after: (graph: ViewGraph) => void): void {
+  let prototype: object | null = Object.getPrototypeOf(view);
+  let descriptor: PropertyDescriptor | undefined;
+  while (prototype && !descriptor) {
+    descriptor = Object.getOwnPropertyDescriptor(prototype, "target");
+    prototype = Object.getPrototypeOf(prototype);
+  }
+  const { get, set } = descriptor ?? {};
+  if (!get || !set) {
+    // Netron itself still works; only redraws (drilling, open) lose the overlay.
+    post({ cmd: NETRON_FAILED, message: "Netron's view.View has no `target` accessor (unsupported netron build): the overlay is not re-applied on redraw." });
+    return;
+  }
+  Object.defineProperty(view, "target", {
+    configurable: true,
+    get(this: NetronView) {
+      return get.call(this);
+    },
+    set(this: NetronView, value: ViewGraph | null) {
+      set.call(this, value);
+      if (value) after(value);
+    },
+  });
+}
+
+class WidgetFrame {
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly painter: OverlayPainter;
+
+  constructor(private readonly view: NetronView) {
+    this.painter = new OverlayPainter(view);
+    onTargetChange(view, (graph) => this.painter.apply(graph));
     // Selection out: every node activation (click on a box, find sidebar, sidebar links) goes
     // through View.showNodeProperties(node, source) (view.js, view.Node.activate).
     const showNodeProperties = view.showNodeProperties.bind(view);
@@ -344,6 +563,11 @@ class WidgetFrame {
         void this.view.error(error, null, "welcome"); // Netron's own alert, in the frame
       }
     });
+  }
+
+  /** Not serialised: the overlay is state; whatever graph is drawn next is coloured with it. */
+  overlay(message: NetronOverlayMessage): void {
+    this.painter.set(message.overlay);
   }
 
   select(message: NetronSelectMessage): Promise<void> {
@@ -435,6 +659,7 @@ async function boot(message: NetronBootMessage): Promise<void> {
     const data = event.data as { cmd?: string };
     if (data.cmd === NETRON_OPEN) void frame.open(data as NetronOpenMessage);
     else if (data.cmd === NETRON_SELECT) void frame.select(data as NetronSelectMessage);
+    else if (data.cmd === NETRON_OVERLAY) frame.overlay(data as NetronOverlayMessage);
   });
   post({ cmd: NETRON_READY, worker: workerUrl !== null });
 }

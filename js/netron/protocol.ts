@@ -21,6 +21,13 @@ export const NETRON_SELECT_DONE = "tlw-netron-select-done";
 export const NETRON_SELECTED = "tlw-netron-selected";
 /** Frame -> parent: Netron's "Export as PNG/SVG"; the sandboxed frame cannot download itself. */
 export const NETRON_EXPORT = "tlw-netron-export";
+/** Parent -> frame: colour node boxes by a value per node, with a legend (null clears). */
+export const NETRON_OVERLAY = "tlw-netron-overlay";
+/** Frame -> parent: the overlay was (re)applied to the graph on screen, with what it coloured. */
+export const NETRON_OVERLAY_APPLIED = "tlw-netron-overlay-applied";
+
+export type { NetronOverlay } from "./overlay";
+import type { NetronOverlay } from "./overlay";
 
 export interface NetronBootMessage {
   cmd: typeof NETRON_BOOT;
@@ -88,4 +95,29 @@ export interface NetronExportMessage {
   cmd: typeof NETRON_EXPORT;
   file: string;
   blob: Blob;
+}
+
+export interface NetronOverlayMessage {
+  cmd: typeof NETRON_OVERLAY;
+  overlay: NetronOverlay | null;
+}
+
+/**
+ * Sent each time the frame colours a graph: after an overlay message, and after every redraw with
+ * an overlay set (open, drilling into or out of a module call, expanding a block).
+ */
+export interface NetronOverlayAppliedMessage {
+  cmd: typeof NETRON_OVERLAY_APPLIED;
+  /** False once the overlay was cleared. */
+  active: boolean;
+  /** Node boxes on screen that got a colour. */
+  coloured: number;
+  /** Node boxes on screen without a value (hatched). */
+  missing: number;
+  /** Overlay values whose name is not on screen (other graphs, other granularities): ignored. */
+  offscreen: number;
+  /** Values dropped as not finite numbers. */
+  dropped: number;
+  /** Name of the graph on screen ("" for the root). */
+  graph: string;
 }

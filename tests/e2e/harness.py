@@ -224,3 +224,22 @@ class KernelAccess:
 
     def close(self) -> None:
         self.client.stop_channels()
+
+
+NOTEBOOK_READY = """() => {
+  const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const session = panel && panel.sessionContext && panel.sessionContext.session;
+  const kernel = session && session.kernel;
+  return Boolean(kernel && kernel.status === 'idle' && panel.content && panel.content.widgets.length);
+}"""
+
+
+def open_notebook(page: Any, server: JupyterServer, notebook: str, timeout: float = 120_000) -> None:
+    """Opens ``notebook`` in the page and waits until its kernel is idle (cells sent earlier are lost)."""
+    page.goto(server.url(f"/{'lab/tree' if server.app == 'lab' else 'notebooks'}/{notebook}"))
+    page.wait_for_function(NOTEBOOK_READY, timeout=timeout)
+
+
+def run_all_cells(page: Any) -> None:
+    """Runs every cell, as the Run All menu entry does (without waiting for them to finish)."""
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from conftest import RecordedPage
-from harness import JupyterServer, KernelAccess
+from harness import JupyterServer, KernelAccess, open_notebook, run_all_cells
 from playwright.sync_api import expect
 
 BERT_CELLS = [
@@ -43,12 +43,9 @@ class Session:
 def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
     notebook = jupyter_lab.write_notebook("bert.ipynb", BERT_CELLS)
     page = RecordedPage(browser)
-    page.page.goto(jupyter_lab.url(f"/lab/tree/{notebook}"))
-    page.page.wait_for_function(
-        "window.jupyterapp && document.querySelector('.jp-Notebook .jp-Cell')", timeout=90_000
-    )
+    open_notebook(page.page, jupyter_lab, notebook)
     kernel = jupyter_lab.kernel_for(notebook)
-    page.page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    run_all_cells(page.page)
     page.page.wait_for_function(
         "document.querySelector(\".tlw-status[data-state='ready'], .tlw-status[data-state='error']\")",
         timeout=240_000,

@@ -1,0 +1,486 @@
+// The inspector panel: what the kernel says about the selected node (torchlens_widgets/_inspector.py),
+// drawn as a facts table, value statistics, a histogram (SVG) and a heatmap of one slice (canvas),
+// with a button that copies the Python expression for the record.
+//
+// Everything from the kernel is data: it only ever reaches the DOM through textContent and attributes,
+// never innerHTML. The pure helpers below (formatting, scaling, colours, copying) are exported for tests.
+import { viewBytes } from "./bytes";
+
+// ----- what the kernel sends (header of the "inspect" reply) ---------------------------------------
+
+export interface FactRow {
+  key: string;
+  name: string;
+  value: unknown;
+  text: string | null; // null: no value (shown as a dash)
+  detail?: string; // the full text when `text` is shortened (e.g. the source path), as a tooltip
+}
+
+export interface TensorStats {
+  count: number;
+  finite_count: number;
+  zero_count: number;
+  nan_count: number;
+  posinf_count: number;
+  neginf_count: number;
+  zero_fraction: number;
+  nonfinite_fraction: number;
+  min: number | null;
+  max: number | null;
+  mean: number | null;
+  std: number | null;
+  std_correction: number;
+  numel: number;
+  sample_size: number;
+  sampled: boolean;
+  stride: number;
+}
+
+export interface HistogramMeta {
+  bins: number;
+  lo: number;
+  hi: number;
+  buffer: number;
+  dtype: "uint32le";
+  total: number;
+}
+
+export interface HeatmapMeta {
+  rows: number;
+  cols: number;
+  slice: string;
+  slice_shape: number[];
+  stride: number[];
+  sampled: boolean;
+  pooled: boolean;
+  lo: number | null;
+  hi: number | null;
+  encoding: "uint8";
+  buffer: number;
+  mask_buffer: number | null;
+}
+
+export type ValueStatus = "summary" | "not_saved" | "withheld" | "not_tensor" | "unsupported" | "empty";
+
+export interface ValueSection {
+  status: ValueStatus;
+  message?: string;
+  source?: string | null; // Python expression of the summarised value, e.g. log["linear_1_1:1"].out
+  note?: string;
+  shape?: number[];
+  dtype?: string;
+  numel?: number;
+  of?: "abs";
+  stats?: TensorStats;
+  histogram?: HistogramMeta | null;
+  heatmap?: HeatmapMeta | null;
+}
+
+export interface InspectorHeader {
+  kind: "op" | "layer" | "module" | "module_call" | "other";
+  label: string;
+  title: string;
+  privacy_profile: string;
+  expression: string;
+  facts: FactRow[];
+  value: ValueSection | null;
+}
+
+// ----- pure helpers ---------------------------------------------------------------------------------
+
+const DASH = "–";
+
+/** Compact, locale-independent number text: 1,234,567 / 0.1235 / 1.235e-7 / NaN / +Inf. */
+export function formatNumber(x: number | null | undefined): string {
+  if (x === null || x === undefined) return DASH;
+  if (Number.isNaN(x)) return "NaN";
+  if (x === Infinity) return "+Inf";
+  if (x === -Infinity) return "-Inf";
+  if (Number.isInteger(x) && Math.abs(x) < 1e15) return groupThousands(x);
+  const magnitude = Math.abs(x);
+  if (magnitude !== 0 && (magnitude >= 1e5 || magnitude < 1e-3)) return x.toExponential(3);
+  return String(Number(x.toPrecision(4)));
+}
+
+function groupThousands(x: number): string {
+  return String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/** A fraction as a percentage; tiny non-zero fractions are not rounded to 0. */
+export function formatPercent(fraction: number | null | undefined): string {
+  if (fraction === null || fraction === undefined || Number.isNaN(fraction)) return DASH;
+  if (fraction === 0) return "0%";
+  if (fraction < 1e-4) return "<0.01%";
+  if (fraction === 1) return "100%";
+  return `${Number((fraction * 100).toPrecision(3))}%`;
+}
+
+/** What the statistics cover: every element, or a deterministic strided sample. */
+export function describeCoverage(stats: Pick<TensorStats, "numel" | "sample_size" | "sampled" | "stride">): string {
+  if (!stats.sampled) return `all ${formatNumber(stats.numel)} elements`;
+  return `sampled: ${formatNumber(stats.sample_size)} of ${formatNumber(stats.numel)} elements (every ${formatNumber(stats.stride)}th, deterministic)`;
+}
+
+/** Little-endian uint32 counts from a buffer, whatever its alignment. */
+export function decodeUint32LE(view: DataView): Uint32Array {
+  const count = Math.floor(view.byteLength / 4);
+  const out = new Uint32Array(count);
+  for (let i = 0; i < count; i++) out[i] = view.getUint32(i * 4, true);
+  return out;
+}
+
+export interface Bar {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  count: number;
+}
+
+/** Histogram bars in a width x height box (y grows down). A non-zero bin is at least 1 unit tall. */
+export function histogramBars(
+  counts: ArrayLike<number>,
+  width: number,
+  height: number,
+  scale: "linear" | "log" = "linear",
+): Bar[] {
+  const n = counts.length;
+  if (n === 0 || width <= 0 || height <= 0) return [];
+  const level = (c: number) => (scale === "log" ? Math.log1p(c) : c);
+  let top = 0;
+  for (let i = 0; i < n; i++) top = Math.max(top, level(counts[i]));
+  const barWidth = width / n;
+  const bars: Bar[] = [];
+  for (let i = 0; i < n; i++) {
+    const count = counts[i];
+    const h = top > 0 && count > 0 ? Math.max(1, (level(count) / top) * height) : 0;
+    bars.push({ x: i * barWidth, y: height - h, width: barWidth, height: h, count });
+  }
+  return bars;
+}
+
+/** The value range a histogram bin covers. */
+export function binRange(meta: Pick<HistogramMeta, "lo" | "hi" | "bins">, index: number): [number, number] {
+  const step = (meta.hi - meta.lo) / meta.bins;
+  return [meta.lo + index * step, index === meta.bins - 1 ? meta.hi : meta.lo + (index + 1) * step];
+}
+
+export type RGB = [number, number, number];
+
+// Viridis at 8 stops (perceptually uniform, readable in greyscale and by most colour-blind readers).
+const VIRIDIS: RGB[] = [
+  [68, 1, 84],
+  [70, 50, 126],
+  [54, 92, 141],
+  [39, 127, 142],
+  [31, 161, 135],
+  [74, 193, 109],
+  [160, 218, 57],
+  [253, 231, 37],
+];
+
+/** Colour of a heatmap cell value 0..255 (the cell's position between the slice's finite min and max). */
+export function heatColor(value: number): RGB {
+  const t = (Math.min(255, Math.max(0, value)) / 255) * (VIRIDIS.length - 1);
+  const i = Math.min(VIRIDIS.length - 2, Math.floor(t));
+  const f = t - i;
+  const [a, b] = [VIRIDIS[i], VIRIDIS[i + 1]];
+  return [0, 1, 2].map((k) => Math.round(a[k] + (b[k] - a[k]) * f)) as RGB;
+}
+
+/** Mask codes from the kernel (MASK_* in _inspector.py) and the colours they are drawn in. */
+export const MASK_FINITE = 0;
+export const NONFINITE_COLORS: Record<number, RGB> = {
+  1: [255, 0, 170], // NaN
+  2: [230, 30, 30], // +Inf
+  3: [30, 80, 230], // -Inf
+};
+
+/** RGBA pixels (one per cell) for a rows x cols grid of uint8 cells and an optional non-finite mask. */
+export function heatmapRGBA(cells: Uint8Array, mask: Uint8Array | null, rows: number, cols: number): Uint8ClampedArray {
+  const n = rows * cols;
+  const out = new Uint8ClampedArray(n * 4);
+  for (let i = 0; i < n; i++) {
+    const code = mask ? mask[i] : MASK_FINITE;
+    const [r, g, b] = code === MASK_FINITE ? heatColor(cells[i]) : (NONFINITE_COLORS[code] ?? [128, 128, 128]);
+    out[i * 4] = r;
+    out[i * 4 + 1] = g;
+    out[i * 4 + 2] = b;
+    out[i * 4 + 3] = 255;
+  }
+  return out;
+}
+
+/** CSS size of the heatmap: square cells, as large as fit in maxWidth (1..12 px), at least 12 px tall. */
+export function heatmapCssSize(rows: number, cols: number, maxWidth: number): { width: number; height: number } {
+  const cell = Math.max(1, Math.min(12, Math.floor(maxWidth / Math.max(1, cols))));
+  return { width: cols * cell, height: Math.max(12, rows * cell) };
+}
+
+export interface ClipboardLike {
+  writeText(text: string): Promise<void>;
+}
+
+/** Copy text to the clipboard; when there is none (insecure page, denied), select it for Ctrl+C instead. */
+export async function copyExpression(
+  text: string,
+  clipboard: ClipboardLike | undefined | null,
+  selectFallback: () => void,
+): Promise<"copied" | "selected"> {
+  if (clipboard && typeof clipboard.writeText === "function") {
+    try {
+      await clipboard.writeText(text);
+      return "copied";
+    } catch {
+      // permission denied or not focused: fall through to selecting the text
+    }
+  }
+  selectFallback();
+  return "selected";
+}
+
+/** Label/value rows of the statistics table. */
+export function statsRows(stats: TensorStats, of?: "abs"): [string, string][] {
+  const prefix = of === "abs" ? "|x| " : "";
+  const nonfinite = stats.count - stats.finite_count;
+  const rows: [string, string][] = [
+    [`${prefix}min`, formatNumber(stats.min)],
+    [`${prefix}max`, formatNumber(stats.max)],
+    [`${prefix}mean`, formatNumber(stats.mean)],
+    [`${prefix}std`, formatNumber(stats.std)],
+    ["zeros", formatPercent(stats.zero_fraction)],
+    ["non-finite", formatPercent(stats.nonfinite_fraction)],
+  ];
+  if (nonfinite > 0) {
+    rows.push(["NaN / +Inf / -Inf", `${formatNumber(stats.nan_count)} / ${formatNumber(stats.posinf_count)} / ${formatNumber(stats.neginf_count)}`]);
+  }
+  return rows;
+}
+
+/** The buffer a header entry points to, checked for the byte length it must have. */
+export function bufferAt(buffers: DataView[], index: number | null | undefined, byteLength: number): DataView | null {
+  if (index === null || index === undefined) return null;
+  const view = buffers[index];
+  return view && view.byteLength === byteLength ? view : null;
+}
+
+// ----- the panel --------------------------------------------------------------------------------------
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const HIST_WIDTH = 256;
+const HIST_HEIGHT = 64;
+const HEATMAP_MAX_CSS_WIDTH = 336; // the panel's width less its padding
+
+export class InspectorPanel {
+  readonly root: HTMLDivElement;
+  private readonly doc: Document;
+  private resetTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(doc: Document = document) {
+    this.doc = doc;
+    this.root = doc.createElement("div");
+    this.root.className = "tlw-inspector";
+    this.clear();
+  }
+
+  /** Show the kernel's answer for the selected node. */
+  update(header: InspectorHeader, buffers: DataView[]): void {
+    const parts: HTMLElement[] = [this.titleBar(header), this.factsTable(header.facts)];
+    if (header.value) parts.push(this.valueSection(header.value, buffers));
+    this.root.replaceChildren(...parts);
+    this.root.dataset.state = "node";
+    this.root.dataset.kind = header.kind;
+  }
+
+  /** Nothing selected. */
+  clear(): void {
+    this.showMessage("Click a node to inspect it.");
+    this.root.dataset.state = "empty";
+  }
+
+  /** A one-line message instead of a node (loading, an error from the kernel). */
+  showMessage(text: string): void {
+    const message = this.el("p", "tlw-insp-message", text);
+    this.root.replaceChildren(message);
+    this.root.dataset.state = "message";
+    delete this.root.dataset.kind;
+  }
+
+  dispose(): void {
+    clearTimeout(this.resetTimer);
+    this.root.remove();
+  }
+
+  private el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+    const node = this.doc.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  private titleBar(header: InspectorHeader): HTMLElement {
+    const bar = this.el("div", "tlw-insp-head");
+    const kind = { op: "op", layer: "rolled op", module: "module", module_call: "module call", other: "node" }[header.kind] ?? "node";
+    bar.append(this.el("span", "tlw-insp-kind", kind), this.el("span", "tlw-insp-title", header.title));
+    const code = this.el("code", "tlw-insp-expr", header.expression);
+    code.title = "Python expression for this record (the trace as `log`)";
+    const button = this.el("button", "tlw-insp-copy", "Copy");
+    button.type = "button";
+    button.title = "Copy the Python expression";
+    button.addEventListener("click", () => {
+      const clipboard = this.doc.defaultView?.navigator?.clipboard;
+      void copyExpression(header.expression, clipboard, () => this.selectText(code)).then((how) => {
+        button.textContent = how === "copied" ? "Copied" : "Press Ctrl+C";
+        clearTimeout(this.resetTimer);
+        this.resetTimer = setTimeout(() => (button.textContent = "Copy"), 1500);
+      });
+    });
+    bar.append(code, button);
+    return bar;
+  }
+
+  private selectText(node: HTMLElement): void {
+    const selection = this.doc.defaultView?.getSelection();
+    if (!selection) return;
+    const range = this.doc.createRange();
+    range.selectNodeContents(node);
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+
+  private factsTable(facts: FactRow[]): HTMLElement {
+    return this.table("tlw-insp-facts", facts.map((row) => [row.name, row.text ?? DASH, row.detail]));
+  }
+
+  private table(className: string, rows: [string, string, string?][]): HTMLTableElement {
+    const table = this.el("table", className);
+    const body = this.el("tbody");
+    for (const [name, value, detail] of rows) {
+      const tr = this.el("tr");
+      const th = this.el("th", undefined, name);
+      th.scope = "row";
+      const td = this.el("td", undefined, value);
+      td.title = detail ?? value;
+      tr.append(th, td);
+      body.append(tr);
+    }
+    table.append(body);
+    return table;
+  }
+
+  private valueSection(value: ValueSection, buffers: DataView[]): HTMLElement {
+    const section = this.el("section", "tlw-insp-value");
+    section.dataset.status = value.status;
+    const heading = this.el("h4", undefined, "value");
+    if (value.source) heading.append(" ", this.el("code", undefined, value.source));
+    if (value.note) heading.append(" ", this.el("span", "tlw-insp-note", `(${value.note})`));
+    section.append(heading);
+    if (value.status !== "summary" || !value.stats) {
+      section.append(this.el("p", "tlw-insp-message", value.message ?? "No value summary."));
+      return section;
+    }
+    section.append(this.el("p", "tlw-insp-coverage", describeCoverage(value.stats)));
+    section.dataset.sampled = String(value.stats.sampled);
+    section.append(this.table("tlw-insp-stats", statsRows(value.stats, value.of)));
+    if (value.histogram) section.append(this.histogram(value.histogram, buffers));
+    if (value.heatmap) section.append(this.heatmap(value.heatmap, buffers));
+    return section;
+  }
+
+  private histogram(meta: HistogramMeta, buffers: DataView[]): HTMLElement {
+    const figure = this.el("figure", "tlw-insp-hist");
+    const view = bufferAt(buffers, meta.buffer, meta.bins * 4);
+    if (!view) {
+      figure.append(this.el("figcaption", undefined, "histogram: missing data"));
+      return figure;
+    }
+    const counts = decodeUint32LE(view);
+    const svg = this.doc.createElementNS(SVG_NS, "svg");
+    svg.setAttribute("viewBox", `0 0 ${HIST_WIDTH} ${HIST_HEIGHT}`);
+    svg.setAttribute("preserveAspectRatio", "none");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", `histogram of finite values, ${meta.bins} bins`);
+    histogramBars(counts, HIST_WIDTH, HIST_HEIGHT).forEach((bar, i) => {
+      if (bar.height <= 0) return;
+      const rect = this.doc.createElementNS(SVG_NS, "rect");
+      rect.setAttribute("x", String(bar.x));
+      rect.setAttribute("y", String(bar.y));
+      rect.setAttribute("width", String(Math.max(bar.width - 0.5, 0.5)));
+      rect.setAttribute("height", String(bar.height));
+      const [a, b] = binRange(meta, i);
+      const title = this.doc.createElementNS(SVG_NS, "title");
+      title.textContent = `[${formatNumber(a)}, ${formatNumber(b)}): ${formatNumber(bar.count)}`;
+      rect.append(title);
+      svg.append(rect);
+    });
+    const axis = this.el("div", "tlw-insp-axis");
+    axis.append(this.el("span", undefined, formatNumber(meta.lo)), this.el("span", undefined, formatNumber(meta.hi)));
+    figure.append(svg, axis, this.el("figcaption", undefined, `histogram of ${formatNumber(meta.total)} finite values`));
+    return figure;
+  }
+
+  private heatmap(meta: HeatmapMeta, buffers: DataView[]): HTMLElement {
+    const figure = this.el("figure", "tlw-insp-heat");
+    const cellsView = bufferAt(buffers, meta.buffer, meta.rows * meta.cols);
+    const maskView = bufferAt(buffers, meta.mask_buffer, meta.rows * meta.cols);
+    if (!cellsView || (meta.mask_buffer !== null && !maskView)) {
+      figure.append(this.el("figcaption", undefined, "heatmap: missing data"));
+      return figure;
+    }
+    const canvas = this.el("canvas");
+    canvas.width = meta.cols;
+    canvas.height = meta.rows;
+    const size = heatmapCssSize(meta.rows, meta.cols, HEATMAP_MAX_CSS_WIDTH);
+    canvas.style.width = `${size.width}px`;
+    canvas.style.height = `${size.height}px`;
+    canvas.setAttribute("role", "img");
+    canvas.setAttribute("aria-label", `heatmap of slice ${meta.slice}`);
+    const context = canvas.getContext("2d");
+    if (context) {
+      const image = context.createImageData(meta.cols, meta.rows);
+      image.data.set(heatmapRGBA(viewBytes(cellsView), maskView ? viewBytes(maskView) : null, meta.rows, meta.cols));
+      context.putImageData(image, 0, 0);
+    }
+    const notes = [`slice ${meta.slice} of ${meta.slice_shape.join(" × ")}`, `${meta.rows} × ${meta.cols} cells`];
+    if (meta.sampled) notes.push(`every ${meta.stride.join(" × ")} read`);
+    if (meta.pooled) notes.push("each cell a block mean");
+    notes.push(`colour ${formatNumber(meta.lo)} … ${formatNumber(meta.hi)}`);
+    if (meta.mask_buffer !== null) notes.push("NaN pink, +Inf red, -Inf blue");
+    figure.append(canvas, this.el("figcaption", undefined, notes.join(" · ")));
+    return figure;
+  }
+}
+
+// Appended to STYLES in js/styles.ts; scoped under .tlw-inspector, JupyterLab theme variables when present.
+// The panel is laid out as a side column of the viewer row (.tlw-main, see the integration notes).
+export const INSPECTOR_STYLES = `
+.tlw-inspector { flex: 0 0 min(360px, 45%); box-sizing: border-box; min-width: 0; padding: 6px 8px; overflow: auto;
+  border-left: 1px solid var(--jp-border-color2, #d0d0d0); background: var(--jp-layout-color1, #fff);
+  color: var(--jp-ui-font-color1, #222); font-size: 12px; }
+.tlw-insp-message { margin: 4px 0; color: var(--jp-ui-font-color2, #555); white-space: pre-wrap; }
+.tlw-insp-head { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; margin-bottom: 4px; }
+.tlw-insp-kind { padding: 0 6px; border-radius: 8px; font-size: 11px; background: var(--jp-layout-color3, #e0e0e0); }
+.tlw-insp-title { font-weight: 600; font-family: var(--jp-code-font-family, monospace); }
+.tlw-insp-expr { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
+  font-family: var(--jp-code-font-family, monospace); user-select: all; }
+.tlw-insp-copy { font: inherit; padding: 1px 8px; cursor: pointer; border-radius: 3px;
+  border: 1px solid var(--jp-border-color1, #bbb); background: var(--jp-layout-color2, #f5f5f5); color: inherit; }
+.tlw-inspector table { width: 100%; table-layout: fixed; border-collapse: collapse; margin: 2px 0 6px; }
+.tlw-inspector th { width: 9.5em; text-align: left; font-weight: normal; color: var(--jp-ui-font-color2, #555);
+  padding: 1px 8px 1px 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: top; }
+.tlw-inspector td { font-family: var(--jp-code-font-family, monospace); padding: 1px 0;
+  overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.tlw-insp-value h4 { margin: 6px 0 2px; font-size: 12px; }
+.tlw-insp-value h4 code { font-weight: normal; }
+.tlw-insp-note, .tlw-insp-coverage { color: var(--jp-ui-font-color2, #555); font-weight: normal; }
+.tlw-insp-coverage { margin: 0 0 2px; }
+.tlw-insp-value[data-sampled="true"] .tlw-insp-coverage { color: var(--jp-warn-color0, #a65e00); }
+.tlw-inspector figure { margin: 4px 0 8px; }
+.tlw-inspector figcaption { color: var(--jp-ui-font-color2, #555); font-size: 11px; }
+.tlw-insp-hist svg { display: block; width: 100%; height: 64px;
+  background: var(--jp-layout-color2, #f5f5f5); }
+.tlw-insp-hist rect { fill: var(--jp-brand-color1, #1976d2); }
+.tlw-insp-axis { display: flex; justify-content: space-between; font-size: 11px;
+  font-family: var(--jp-code-font-family, monospace); color: var(--jp-ui-font-color2, #555); }
+.tlw-insp-heat canvas { display: block; max-width: 100%; image-rendering: pixelated; border: 1px solid var(--jp-border-color2, #d0d0d0); }
+`;

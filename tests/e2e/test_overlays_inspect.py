@@ -1,0 +1,148 @@
+"""Overlays from the toolbar and click-to-inspect, in a real JupyterLab + Chromium, in both viewers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from conftest import RecordedPage
+from harness import JupyterServer, KernelAccess, open_notebook, run_all_cells
+from playwright.sync_api import expect
+
+CELLS = [
+    """import torch, torchlens as tl, torchlens_widgets as tlw
+from transformers import GPT2Config, GPT2LMHeadModel
+torch.manual_seed(0)
+model = GPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=64, n_head=2, vocab_size=1000, n_positions=64)).eval()
+with torch.no_grad():
+    log = tl.trace(model, torch.randint(0, 1000, (1, 12)))
+    bare = tl.trace(model, torch.randint(0, 1000, (1, 12)),
+                    capture=tl.options.CaptureOptions(structure_only=True))""",
+    "w = tlw.explore(log, height=620)\nw",
+]
+
+
+@dataclass
+class Session:
+    page: RecordedPage
+    kernel: KernelAccess
+
+    @property
+    def root(self) -> Any:
+        return self.page.page.locator(".tlw-root").first
+
+    @property
+    def frame(self) -> Any:
+        return self.page.page.locator("iframe.tlw-frame").first.content_frame
+
+    def wait_ready(self) -> None:
+        self.page.page.wait_for_function(
+            "document.querySelector('.tlw-status')?.dataset.state === 'ready'", timeout=120_000
+        )
+
+
+@pytest.fixture(scope="module")
+def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
+    notebook = jupyter_lab.write_notebook("overlays.ipynb", CELLS)
+    page = RecordedPage(browser)
+    open_notebook(page.page, jupyter_lab, notebook)
+    kernel = jupyter_lab.kernel_for(notebook)
+    run_all_cells(page.page)
+    session = Session(page, kernel)
+    session.wait_ready()
+    try:
+        yield session
+    finally:
+        kernel.close()
+        page.close()
+
+
+def choose_overlay(session: Session, overlay: str) -> None:
+    session.page.page.locator(".tlw-overlay-select").first.select_option(overlay)
+
+
+def test_toolbar_overlay_reaches_the_kernel_and_recolours_model_explorer(
+    session: Session, artifacts: Any
+) -> None:
+    choose_overlay(session, "time")
+    session.kernel.wait_for("w.overlay", "time", timeout=30)
+    session.wait_ready()
+    # Model Explorer loaded the values as node data: its side panel lists the provider.
+    expect(session.frame.get_by_text("time (ms per op)").first).to_be_visible(timeout=30_000)
+    summary = session.kernel.value("w.overlay_summary")
+    assert summary.startswith("time on ") and " of " in summary
+    expect(session.root.locator(".tlw-overlay-info")).to_have_text(summary)
+    session.root.screenshot(path=str(artifacts / "overlay-time-model-explorer.png"))
+
+
+def test_click_fills_the_inspector(session: Session, artifacts: Any) -> None:
+    kernel = session.kernel
+    label = kernel.value("log.modules['transformer.h.1.mlp.c_fc'].output_ops[0]")
+    node_id = kernel.value(f"w._source.index.id_of_label({label!r})")
+    frame = session.frame
+    frame.locator('search-bar input[placeholder="Search nodes/layers by regex"]').fill(
+        f"^torchlens_label={label}$"
+    )
+    result = frame.locator(f'search-bar mat-tree-node[data-id="{node_id}"] .edge-node')
+    result.wait_for(timeout=30_000)
+    result.click(modifiers=["Alt"])
+    kernel.wait_for("w.selected_label", label, timeout=30)
+    inspector = session.root.locator(".tlw-inspector")
+    expect(inspector).to_have_attribute("data-state", "node", timeout=30_000)
+    expect(inspector).to_contain_text(label)
+    # The facts and the value summary of the actual tensor are shown.
+    expect(inspector).to_contain_text("256")  # c_fc's output width (4 x n_embd)
+    assert inspector.locator("svg, canvas").count() >= 1  # histogram / heatmap drawn
+    expression = inspector.locator("code").first.inner_text()
+    assert kernel.value(f"({expression}).label == w.selected.label") is True
+    session.root.screenshot(path=str(artifacts / "inspector-model-explorer.png"))
+
+
+def test_refused_overlay_keeps_the_previous_one_and_says_why(session: Session) -> None:
+    kernel = session.kernel
+    choose_overlay(session, "grad_norm")  # no backward pass was run
+    expect(session.root.locator(".tlw-notice")).to_contain_text("grad_norm", timeout=30_000)
+    expect(session.root.locator(".tlw-notice")).to_contain_text("Remedy")
+    assert kernel.value("w.overlay") == "time"
+    expect(session.root.locator(".tlw-overlay-select")).to_have_value("time")
+
+
+def test_value_overlay_on_a_value_free_capture_is_refused_in_python(session: Session) -> None:
+    kernel = session.kernel
+    kernel.run(
+        "b = tlw.explore(bare)\n"
+        "try:\n    b.overlay = 'magnitude'\n    refused = None\n"
+        "except tlw.OverlayUnavailableError as error:\n    refused = str(error)"
+    )
+    refused = kernel.value("refused")
+    assert refused and "Remedy" in refused
+    assert kernel.value("b.overlay") == ""
+
+
+def test_overlay_recolours_netron_and_a_module_box_is_inspected_as_a_module(
+    session: Session, artifacts: Any
+) -> None:
+    kernel = session.kernel
+    kernel.run("w.viewer = 'netron'")
+    session.wait_ready()
+    legend = session.frame.locator("#tlw-overlay-legend")
+    expect(legend).to_contain_text("time", timeout=30_000)
+    # Our host colours the boxes that have a value (Netron itself has no node data).
+    expect(session.frame.locator("g.node[data-tlw-overlay='value']").first).to_be_attached(timeout=30_000)
+    session.root.screenshot(path=str(artifacts / "overlay-time-netron.png"))
+    choose_overlay(session, "bytes")
+    kernel.wait_for("w.overlay", "bytes", timeout=30)
+    session.wait_ready()
+    expect(legend).to_contain_text("activation B", timeout=30_000)
+    kernel.run("w.select('transformer')")  # a module-call box: the inspector shows the module
+    assert kernel.value("w.selected is log.modules['transformer']") is True
+    inspector = session.root.locator(".tlw-inspector")
+    expect(inspector).to_have_attribute("data-kind", "module", timeout=30_000)
+    expect(inspector).to_contain_text("GPT2Model")
+    session.root.screenshot(path=str(artifacts / "inspector-netron-module.png"))
+
+
+def test_page_made_no_request_off_this_machine(session: Session) -> None:
+    assert session.page.off_machine_requests() == []

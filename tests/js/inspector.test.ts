@@ -1,0 +1,307 @@
+import { describe, expect, it, vi } from "vitest";
+import {
+  binRange,
+  bufferAt,
+  copyExpression,
+  decodeUint32LE,
+  describeCoverage,
+  formatNumber,
+  formatPercent,
+  heatColor,
+  heatmapCssSize,
+  heatmapRGBA,
+  histogramBars,
+  InspectorPanel,
+  INSPECTOR_STYLES,
+  NONFINITE_COLORS,
+  statsRows,
+  type InspectorHeader,
+  type TensorStats,
+} from "../../js/inspector";
+
+describe("formatNumber", () => {
+  it("groups integers, keeps 4 significant digits, switches to exponent at the extremes", () => {
+    expect(formatNumber(1234567)).toBe("1,234,567");
+    expect(formatNumber(-1234567)).toBe("-1,234,567");
+    expect(formatNumber(0)).toBe("0");
+    expect(formatNumber(0.123456)).toBe("0.1235");
+    expect(formatNumber(-12.3456)).toBe("-12.35");
+    expect(formatNumber(1.5e-7)).toBe("1.500e-7");
+    expect(formatNumber(123456.5)).toBe("1.235e+5");
+  });
+  it("names the non-finite values and shows a dash for none", () => {
+    expect(formatNumber(Number.NaN)).toBe("NaN");
+    expect(formatNumber(Infinity)).toBe("+Inf");
+    expect(formatNumber(-Infinity)).toBe("-Inf");
+    expect(formatNumber(null)).toBe("–");
+    expect(formatNumber(undefined)).toBe("–");
+  });
+});
+
+describe("formatPercent", () => {
+  it("never rounds a non-zero fraction to 0", () => {
+    expect(formatPercent(0)).toBe("0%");
+    expect(formatPercent(1e-8)).toBe("<0.01%");
+    expect(formatPercent(0.5)).toBe("50%");
+    expect(formatPercent(0.12345)).toBe("12.3%");
+    expect(formatPercent(1)).toBe("100%");
+    expect(formatPercent(null)).toBe("–");
+  });
+});
+
+const STATS: TensorStats = {
+  count: 10, finite_count: 7, zero_count: 2, nan_count: 2, posinf_count: 1, neginf_count: 0,
+  zero_fraction: 0.2, nonfinite_fraction: 0.3, min: -1.5, max: 2, mean: 0.25, std: 1.125, std_correction: 1,
+  numel: 10, sample_size: 10, sampled: false, stride: 1,
+};
+
+describe("statistics text", () => {
+  it("lists min/max/mean/std, fractions, and the non-finite counts when there are any", () => {
+    const rows = Object.fromEntries(statsRows(STATS));
+    expect(rows).toMatchObject({ min: "-1.5", max: "2", mean: "0.25", std: "1.125", zeros: "20%", "non-finite": "30%" });
+    expect(rows["NaN / +Inf / -Inf"]).toBe("2 / 1 / 0");
+    expect(Object.keys(Object.fromEntries(statsRows({ ...STATS, finite_count: 10 })))).not.toContain("NaN / +Inf / -Inf");
+    expect(statsRows(STATS, "abs")[0][0]).toBe("|x| min");
+  });
+  it("says when the numbers come from a sample", () => {
+    expect(describeCoverage(STATS)).toBe("all 10 elements");
+    expect(describeCoverage({ numel: 100_000_000, sample_size: 3_703_704, sampled: true, stride: 27 })).toBe(
+      "sampled: 3,703,704 of 100,000,000 elements (every 27th, deterministic)",
+    );
+  });
+});
+
+describe("histogram", () => {
+  it("decodes little-endian uint32 counts at any byte offset", () => {
+    const bytes = new Uint8Array(1 + 12);
+    const view = new DataView(bytes.buffer, 1, 12);
+    [1, 70000, 0xffffffff].forEach((v, i) => view.setUint32(i * 4, v, true));
+    expect(Array.from(decodeUint32LE(view))).toEqual([1, 70000, 0xffffffff]);
+  });
+  it("scales the tallest bin to the full height and keeps small non-zero bins visible", () => {
+    const bars = histogramBars([0, 1, 1000, 500], 40, 100);
+    expect(bars.map((b) => b.height)).toEqual([0, 1, 100, 50]);
+    expect(bars.map((b) => b.x)).toEqual([0, 10, 20, 30]);
+    expect(bars[2].y).toBe(0);
+    expect(bars[3].y).toBe(50);
+    expect(histogramBars([0, 0], 10, 10).every((b) => b.height === 0)).toBe(true);
+    expect(histogramBars([], 10, 10)).toEqual([]);
+  });
+  it("can use a log scale", () => {
+    const [small, big] = histogramBars([9, 99], 2, 100, "log");
+    expect(big.height).toBe(100);
+    expect(small.height).toBeCloseTo((Math.log1p(9) / Math.log1p(99)) * 100);
+  });
+  it("gives each bin its value range, the last one closed at hi", () => {
+    expect(binRange({ lo: -1, hi: 1, bins: 4 }, 0)).toEqual([-1, -0.5]);
+    expect(binRange({ lo: -1, hi: 1, bins: 4 }, 3)).toEqual([0.5, 1]);
+  });
+});
+
+describe("heatmap", () => {
+  it("maps 0 and 255 to the ends of viridis and is monotone in brightness", () => {
+    expect(heatColor(0)).toEqual([68, 1, 84]);
+    expect(heatColor(255)).toEqual([253, 231, 37]);
+    expect(heatColor(-5)).toEqual(heatColor(0));
+    expect(heatColor(999)).toEqual(heatColor(255));
+    const luma = (v: number) => {
+      const [r, g, b] = heatColor(v);
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    for (let v = 0; v < 255; v += 15) expect(luma(v + 15)).toBeGreaterThan(luma(v));
+  });
+  it("draws non-finite cells in their own colours", () => {
+    const rgba = heatmapRGBA(new Uint8Array([0, 255, 0, 0]), new Uint8Array([0, 0, 1, 3]), 2, 2);
+    expect(Array.from(rgba.slice(0, 4))).toEqual([68, 1, 84, 255]);
+    expect(Array.from(rgba.slice(4, 8))).toEqual([253, 231, 37, 255]);
+    expect(Array.from(rgba.slice(8, 11))).toEqual(NONFINITE_COLORS[1]);
+    expect(Array.from(rgba.slice(12, 15))).toEqual(NONFINITE_COLORS[3]);
+    expect(heatmapRGBA(new Uint8Array([7]), null, 1, 1).length).toBe(4);
+  });
+  it("sizes square cells to fit, and a 1-row strip stays visible", () => {
+    expect(heatmapCssSize(3, 8, 512)).toEqual({ width: 96, height: 36 });
+    expect(heatmapCssSize(128, 256, 512)).toEqual({ width: 512, height: 256 });
+    expect(heatmapCssSize(128, 256, 336)).toEqual({ width: 256, height: 128 });
+    expect(heatmapCssSize(1, 256, 512)).toEqual({ width: 512, height: 12 });
+    expect(heatmapCssSize(2, 4096, 512)).toEqual({ width: 4096, height: 12 });
+  });
+  it("checks buffer lengths before use", () => {
+    const views = [new DataView(new ArrayBuffer(6))];
+    expect(bufferAt(views, 0, 6)).toBe(views[0]);
+    expect(bufferAt(views, 0, 8)).toBeNull();
+    expect(bufferAt(views, 1, 6)).toBeNull();
+    expect(bufferAt(views, null, 6)).toBeNull();
+  });
+});
+
+describe("copyExpression", () => {
+  it("writes to the clipboard when there is one", async () => {
+    const writeText = vi.fn(async () => {});
+    const select = vi.fn();
+    await expect(copyExpression('log["linear_1_1:1"]', { writeText }, select)).resolves.toBe("copied");
+    expect(writeText).toHaveBeenCalledWith('log["linear_1_1:1"]');
+    expect(select).not.toHaveBeenCalled();
+  });
+  it("selects the text when the clipboard is missing or refuses", async () => {
+    const select = vi.fn();
+    await expect(copyExpression("x", undefined, select)).resolves.toBe("selected");
+    const refuse = { writeText: vi.fn(async () => Promise.reject(new Error("denied"))) };
+    await expect(copyExpression("x", refuse, select)).resolves.toBe("selected");
+    expect(select).toHaveBeenCalledTimes(2);
+  });
+});
+
+// ----- the panel, on a minimal stand-in DOM (no DOM library in this node environment) ------------------
+
+class FakeNode {
+  children: FakeNode[] = [];
+  attributes: Record<string, string> = {};
+  dataset: Record<string, string> = {};
+  style: Record<string, string> = {};
+  className = "";
+  title = "";
+  type = "";
+  scope = "";
+  width = 0;
+  height = 0;
+  private text = "";
+  listeners: Record<string, (() => void)[]> = {};
+  constructor(readonly tagName: string) {}
+  get textContent(): string {
+    return this.text + this.children.map((c) => (typeof c === "string" ? c : c.textContent)).join("");
+  }
+  set textContent(value: string) {
+    this.text = value;
+    this.children = [];
+  }
+  get innerHTML(): string {
+    throw new Error("the inspector must not use innerHTML");
+  }
+  set innerHTML(_value: string) {
+    throw new Error("the inspector must not use innerHTML");
+  }
+  append(...nodes: (FakeNode | string)[]) {
+    for (const node of nodes) {
+      if (typeof node === "string") {
+        const text = new FakeNode("#text");
+        text.textContent = node;
+        this.children.push(text);
+      } else this.children.push(node);
+    }
+  }
+  replaceChildren(...nodes: FakeNode[]) {
+    this.text = "";
+    this.children = [];
+    this.append(...nodes);
+  }
+  setAttribute(name: string, value: string) {
+    this.attributes[name] = value;
+  }
+  addEventListener(event: string, listener: () => void) {
+    (this.listeners[event] ??= []).push(listener);
+  }
+  getContext() {
+    return null; // the panel must cope without a 2-D context
+  }
+  remove() {}
+  findAll(predicate: (node: FakeNode) => boolean): FakeNode[] {
+    const found = predicate(this) ? [this as FakeNode] : [];
+    return found.concat(...this.children.map((c) => c.findAll(predicate)));
+  }
+}
+
+function fakeDocument(): Document {
+  return {
+    createElement: (tag: string) => new FakeNode(tag),
+    createElementNS: (_ns: string, tag: string) => new FakeNode(tag),
+    defaultView: null,
+  } as unknown as Document;
+}
+
+function headerWith(hostile: string): InspectorHeader {
+  return {
+    kind: "op",
+    label: "linear_1_1:1",
+    title: hostile,
+    privacy_profile: "local",
+    expression: 'log["linear_1_1:1"]',
+    facts: [
+      { key: "op", name: "op", value: "linear", text: "linear" },
+      { key: "source", name: "source", value: null, text: hostile, detail: `/full/${hostile}` },
+      { key: "device", name: "device", value: null, text: null },
+    ],
+    value: {
+      status: "summary",
+      source: 'log["linear_1_1:1"].out',
+      shape: [2, 3],
+      dtype: "float32",
+      numel: 6,
+      stats: { ...STATS, count: 6, finite_count: 6, numel: 6, sample_size: 6 },
+      histogram: { bins: 4, lo: -1, hi: 1, buffer: 0, dtype: "uint32le", total: 6 },
+      heatmap: {
+        rows: 2, cols: 3, slice: "[:, :]", slice_shape: [2, 3], stride: [1, 1], sampled: false, pooled: false,
+        lo: -1, hi: 1, encoding: "uint8", buffer: 1, mask_buffer: null,
+      },
+    },
+  };
+}
+
+describe("InspectorPanel", () => {
+  const hostile = '<img src=x onerror="alert(1)">';
+  const counts = new DataView(new Uint32Array([1, 2, 0, 3]).buffer);
+  const cells = new DataView(new Uint8Array([0, 50, 100, 150, 200, 255]).buffer);
+
+  it("renders facts, stats, histogram and heatmap with data as text only", () => {
+    const panel = new InspectorPanel(fakeDocument());
+    const root = panel.root as unknown as FakeNode;
+    expect(root.dataset.state).toBe("empty");
+    panel.update(headerWith(hostile), [counts, cells]);
+    expect(root.dataset.state).toBe("node");
+    const text = root.textContent;
+    expect(text).toContain(hostile); // shown literally, as text
+    expect(text).toContain('log["linear_1_1:1"]');
+    expect(text).toContain("all 6 elements");
+    expect(text).toContain("–"); // the fact without a value
+    expect(root.findAll((n) => n.tagName === "rect")).toHaveLength(3); // the empty bin draws nothing
+    const canvas = root.findAll((n) => n.tagName === "canvas")[0];
+    expect([canvas.width, canvas.height]).toEqual([3, 2]);
+    expect(root.findAll((n) => n.tagName === "img")).toHaveLength(0);
+  });
+
+  it("shows the kernel's message when there is no value summary, and clears", () => {
+    const panel = new InspectorPanel(fakeDocument());
+    const root = panel.root as unknown as FakeNode;
+    const header = headerWith("linear_1_1:1");
+    header.value = { status: "not_saved", message: "Value not saved: … Remedy: re-run with save=…" };
+    panel.update(header, []);
+    expect(root.textContent).toContain("Remedy: re-run with save=");
+    expect(root.findAll((n) => n.tagName === "canvas")).toHaveLength(0);
+    panel.showMessage("Inspecting…");
+    expect(root.textContent).toBe("Inspecting…");
+    panel.clear();
+    expect(root.dataset.state).toBe("empty");
+  });
+
+  it("refuses buffers of the wrong size instead of drawing garbage", () => {
+    const panel = new InspectorPanel(fakeDocument());
+    panel.update(headerWith("t"), [new DataView(new ArrayBuffer(3)), cells]);
+    expect((panel.root as unknown as FakeNode).textContent).toContain("histogram: missing data");
+  });
+
+  it("module records show facts only", () => {
+    const panel = new InspectorPanel(fakeDocument());
+    const header: InspectorHeader = { ...headerWith("t"), kind: "module", expression: 'log.modules["encoder"]', value: null };
+    panel.update(header, []);
+    const root = panel.root as unknown as FakeNode;
+    expect(root.dataset.kind).toBe("module");
+    expect(root.textContent).toContain('log.modules["encoder"]');
+    expect(root.findAll((n) => n.tagName === "section")).toHaveLength(0);
+  });
+
+  it("ships its styles scoped under .tlw-inspector", () => {
+    expect(INSPECTOR_STYLES).toContain(".tlw-inspector");
+    for (const rule of INSPECTOR_STYLES.split("}").map((r) => r.trim()).filter(Boolean)) {
+      expect(rule.startsWith(".tlw-insp") || rule.startsWith(".tlw-inspector")).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,130 @@
+"""Overlays: a measured fact per node, from torchlens' own node-data builder (never recomputed here).
+
+Missing, non-finite and rolled-varying values are omitted by torchlens and counted; the widget
+discloses the coverage ("time on 561 of 579 nodes; 18 not measured") and never draws a gap as zero.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+# Private torchlens internal: tl.export.model_explorer(..., overlays=...) only writes files; this is
+# the builder it calls. torchlens is pinned (<2.37); tests/test_overlays.py is its contract test.
+from torchlens.export._model_explorer._overlay import build_node_data
+
+from ._errors import TorchlensWidgetsError
+
+# torchlens' overlay vocabulary that makes sense per node, in the order the toolbar lists it.
+OVERLAYS = ("time", "flops", "bytes", "nan", "magnitude", "grad_norm")
+EXECUTION_GRAPH = "00-execution"
+# Facts that add up over the ops of a module call (a module box can show their sum).
+ADDITIVE_OVERLAYS = frozenset({"time", "flops", "bytes"})
+
+
+class OverlayUnavailableError(TorchlensWidgetsError, ValueError):
+    """The overlay cannot be drawn for this capture (torchlens' reason and remedy are in the message)."""
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """One overlay's values, as torchlens' Model Explorer node data, plus its coverage."""
+
+    name: str
+    provider: str  # torchlens' display name with unit, e.g. "time (ms per op)"
+    node_data: dict[str, Any] = field(repr=False)  # graph id -> {name, results, gradient}
+    coverage: dict[str, Any] = field(repr=False)  # torchlens' per-reason omission counts
+    graph_sizes: dict[str, int] = field(repr=False)
+    labels: dict[str, dict[str, str]] = field(repr=False)  # graph id -> node id -> torchlens label
+
+    def values(self, graph_id: str = EXECUTION_GRAPH) -> dict[str, float]:
+        """Node id -> value for one graph (nodes without a value are absent)."""
+        results = self.node_data.get(graph_id, {}).get("results", {})
+        return {node_id: float(result["value"]) for node_id, result in results.items()}
+
+    def values_by_label(self, graph_id: str = EXECUTION_GRAPH) -> dict[str, float]:
+        labels = self.labels.get(graph_id, {})
+        values = self.values(graph_id)
+        return {labels[node_id]: value for node_id, value in values.items() if node_id in labels}
+
+    @property
+    def measured(self) -> int:
+        return len(self.values(EXECUTION_GRAPH))
+
+    @property
+    def total(self) -> int:
+        return self.graph_sizes.get(EXECUTION_GRAPH, 0)
+
+    @property
+    def summary(self) -> str:
+        """The coverage line shown next to the control."""
+        missing = self.total - self.measured
+        reasons = [
+            f"{self.coverage.get(key, 0)} {text}"
+            for key, text in (
+                ("omitted_missing", "missing"),
+                ("omitted_nonfinite", "non-finite"),
+                ("omitted_rolled_varying", "varying across passes"),
+            )
+            if self.coverage.get(key)
+        ]
+        detail = f" (all graphs: {', '.join(reasons)})" if reasons else ""
+        return f"{self.name} on {self.measured} of {self.total} nodes; {missing} not measured{detail}"
+
+    @property
+    def unit(self) -> str:
+        return self.provider.split("(", 1)[1].rstrip(")") if "(" in self.provider else ""
+
+    def wire(self) -> bytes:
+        text = json.dumps(self.node_data, separators=(",", ":"), allow_nan=False)
+        return gzip.compress(text.encode(), compresslevel=6, mtime=0)
+
+
+def check_overlay_name(name: object) -> str:
+    value = str(name)
+    if value == "" or value in OVERLAYS or (value.startswith("field:") and len(value) > len("field:")):
+        return value
+    raise OverlayUnavailableError(
+        f"Unknown overlay {value!r}. Remedy: use one of {', '.join(map(repr, OVERLAYS))}, "
+        "'field:<record field>' (a numeric field of the op records), or '' for none."
+    )
+
+
+def build_overlay(log: Any, collection: dict[str, Any], name: str, privacy_profile: str = "local") -> Overlay:
+    """The overlay ``name`` over a Model Explorer collection of ``log`` (torchlens' builder)."""
+    check_overlay_name(name)
+    try:
+        node_data, coverage = build_node_data(log, collection, name, privacy_profile=privacy_profile)
+    except (ValueError, RuntimeError, TypeError, KeyError) as error:  # torchlens' typed refusals
+        raise OverlayUnavailableError(
+            f"The {name!r} overlay is not available for this capture. torchlens says: {error}"
+        ) from error
+    labels: dict[str, dict[str, str]] = {}
+    for graph in collection["graphs"]:
+        labels[str(graph["id"])] = {
+            str(node["id"]): str(attr["value"])
+            for node in graph.get("nodes", ())
+            for attr in node.get("attrs", ())
+            if attr.get("key") == "torchlens_label"
+        }
+    sizes = {str(graph["id"]): len(graph.get("nodes", ())) for graph in collection["graphs"]}
+    return Overlay(name, str(coverage.get("provider", name)), node_data, coverage, sizes, labels)
+
+
+class OverlayCache:
+    """Overlays of one trace, computed once per name against its Model Explorer collection."""
+
+    def __init__(self, log: Any, collection: Any, privacy_profile: str = "local") -> None:
+        self._log = log
+        self._collection = collection  # a zero-argument callable: built only when first needed
+        self._privacy_profile = privacy_profile
+        self._built: dict[str, Overlay] = {}
+
+    def get(self, name: str) -> Overlay | None:
+        if not name:
+            return None
+        if name not in self._built:
+            self._built[name] = build_overlay(self._log, self._collection(), name, self._privacy_profile)
+        return self._built[name]
