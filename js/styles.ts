@@ -23,6 +23,19 @@ export const STYLES = `
 .tlw-notice { display: none; padding: 4px 10px; white-space: pre-wrap; color: var(--jp-warn-color0, #7a4b00);
   background: var(--jp-warn-color3, #fff4e0); border-bottom: 1px solid var(--jp-warn-color2, #f0d39c); }
 .tlw-notice[data-visible="true"] { display: block; }
+.tlw-chips { display: none; flex-wrap: wrap; gap: 4px; align-items: center; padding: 4px 8px;
+  border-bottom: 1px solid var(--jp-border-color2, #d0d0d0); }
+.tlw-chips[data-visible="true"] { display: flex; }
+.tlw-chips-title { color: var(--jp-ui-font-color2, #555); margin-right: 4px; }
+.tlw-chip { font: inherit; font-size: 11px; padding: 1px 6px; border-radius: 10px; cursor: pointer;
+  border: 1px solid var(--jp-border-color1, #bbb); background: var(--jp-layout-color2, #f5f5f5); color: inherit; }
+.tlw-chip:hover { border-color: var(--jp-brand-color1, #1976d2); }
+.tlw-side { display: flex; flex-direction: column; flex: 0 0 min(360px, 45%); min-height: 0; overflow: auto; }
+.tlw-side > .tlw-inspector { flex: 1 1 auto; }
+/* The diff's two panes need the full width: its two inspectors sit below them, side by side. */
+.tlw-root[data-kind="diff"] .tlw-main { flex-direction: column; }
+.tlw-root[data-kind="diff"] .tlw-side { flex: 0 0 260px; flex-direction: row; border-top: 1px solid var(--jp-border-color2, #d0d0d0); }
+.tlw-root[data-kind="diff"] .tlw-side > .tlw-inspector { flex: 1 1 50%; }
 .tlw-main { display: flex; flex: 1; min-height: 0; }
 .tlw-body { position: relative; flex: 1; min-height: 0; min-width: 0; }
 .tlw-frame { display: block; width: 100%; height: 100%; border: 0; }

@@ -2,6 +2,9 @@
 // lives in. No viewer logic here.
 import { STYLES } from "./styles";
 
+/** Height of the row of inspectors under a diff's panes (see styles.ts). */
+const DIFF_INSPECTOR_HEIGHT = 260;
+
 export type StatusState = "loading" | "ready" | "error";
 
 export class WidgetView {
@@ -14,6 +17,8 @@ export class WidgetView {
   private readonly overlaySelect: HTMLSelectElement;
   private readonly overlayInfo: HTMLSpanElement;
   private readonly notice: HTMLDivElement;
+  private readonly chips: HTMLDivElement;
+  private readonly overlayLabel: HTMLLabelElement;
 
   constructor(el: HTMLElement, height: number) {
     el.replaceChildren();
@@ -28,7 +33,7 @@ export class WidgetView {
     this.status = document.createElement("span");
     this.status.className = "tlw-status";
     this.status.setAttribute("role", "status");
-    const overlayLabel = document.createElement("label");
+    const overlayLabel = (this.overlayLabel = document.createElement("label"));
     overlayLabel.className = "tlw-overlay";
     overlayLabel.append("Overlay ");
     this.overlaySelect = document.createElement("select");
@@ -49,7 +54,9 @@ export class WidgetView {
     this.main = document.createElement("div");
     this.main.className = "tlw-main"; // the viewer, and the inspector column beside it
     this.main.append(this.body);
-    this.root.append(style, toolbar, this.notice, this.errorBox, this.main);
+    this.chips = document.createElement("div");
+    this.chips.className = "tlw-chips";
+    this.root.append(style, toolbar, this.chips, this.notice, this.errorBox, this.main);
     this.setHeight(height);
     el.appendChild(this.root);
   }
@@ -84,6 +91,31 @@ export class WidgetView {
     this.notice.dataset.visible = text ? "true" : "false";
   }
 
+  /** Hides the overlay control (the diff view has its own colouring). */
+  hideOverlayControl(): void {
+    this.overlayLabel.style.display = "none";
+    this.overlayInfo.style.display = "none";
+  }
+
+  /** A row of clickable entries under the toolbar (the diff's largest deltas), or none. */
+  setChips(title: string, entries: { text: string; onClick: () => void }[]): void {
+    this.chips.replaceChildren();
+    this.chips.dataset.visible = entries.length ? "true" : "false";
+    if (!entries.length) return;
+    const caption = document.createElement("span");
+    caption.className = "tlw-chips-title";
+    caption.textContent = title;
+    this.chips.append(caption);
+    for (const entry of entries) {
+      const chip = document.createElement("button");
+      chip.type = "button";
+      chip.className = "tlw-chip";
+      chip.textContent = entry.text;
+      chip.onclick = entry.onClick;
+      this.chips.append(chip);
+    }
+  }
+
   /** Puts a side panel (the inspector) to the right of the viewer. */
   attachSide(panel: HTMLElement): void {
     this.main.append(panel);
@@ -94,7 +126,9 @@ export class WidgetView {
   }
 
   setHeight(px: number): void {
-    this.root.style.height = `${px}px`;
+    // A diff's inspectors sit below its panes: the panes keep the height asked for.
+    const extra = this.root.dataset.kind === "diff" ? DIFF_INSPECTOR_HEIGHT : 0;
+    this.root.style.height = `${px + extra}px`;
   }
 
   setStatus(text: string, state: StatusState): void {

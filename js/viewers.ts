@@ -24,6 +24,9 @@ export interface GraphHeader {
   label?: string;
   /** Model Explorer: the overlay's node data travels in the second buffer. */
   nodeData?: { name: string };
+  /** Diff: one entry per pane; buffers = the pane collections, then one node-data file per paneNodeData. */
+  panes?: { label: string }[];
+  paneNodeData?: { name: string; pane: number }[];
   /** Netron: the overlay, keyed by Netron node name (our host colours the boxes). */
   overlay?: NetronOverlay | null;
   identifier?: string;
@@ -95,7 +98,14 @@ export async function createViewer(
     frame.setOverlay(graph.result.overlay ?? null);
     return new NetronViewer(frame);
   }
-  const [graphJson, nodeDataJson] = await Promise.all(graph.buffers.map((buffer) => gunzipText(buffer)));
+  const texts = await Promise.all(graph.buffers.map((buffer) => gunzipText(buffer)));
+  if (graph.result.panes) {
+    const count = graph.result.panes.length;
+    const panes = graph.result.panes.map((pane, i) => ({ label: pane.label, graphJson: texts[i] }));
+    const nodeData = (graph.result.paneNodeData ?? []).map((data, i) => ({ name: data.name, pane: data.pane, json: texts[count + i] }));
+    return new ModelExplorerViewer(new ModelExplorerFrame(container, { bundle, panes, nodeData, onSelect }));
+  }
+  const [graphJson, nodeDataJson] = texts;
   const nodeData = graph.result.nodeData && nodeDataJson ? [{ name: graph.result.nodeData.name, json: nodeDataJson, pane: 0 }] : [];
   return new ModelExplorerViewer(
     new ModelExplorerFrame(container, { bundle, panes: [{ label: graph.result.label ?? "graph", graphJson }], nodeData, onSelect }),

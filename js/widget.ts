@@ -21,6 +21,11 @@ export interface ExplorerModel {
   _graph_rev: number;
   _graph_info: { label?: string; graphs?: Record<string, number>; warnings?: string[] };
   _overlay_choices: string[];
+  baseline_summary: { line?: string };
+  /** "diff" for tlw.diff(): two panes, no overlay control, a summary and the largest deltas. */
+  _kind?: string;
+  summary: { line?: string; top?: { node_id: string; label: string; value: number }[] };
+  selected_labels: [string, string];
 }
 
 /** How long a viewer may take to draw before the widget says it failed. */
@@ -51,8 +56,20 @@ function withTimeout(rendered: Promise<number>, frame: ViewerFrame): Promise<num
 const render: Render<ExplorerModel> = ({ model, el }) => {
   const view = new WidgetView(el, model.get("height"));
   const channel = new KernelChannel(model);
-  const inspector = new InspectorPanel();
-  view.attachSide(inspector.root);
+  const isDiff = model.get("_kind") === "diff";
+  // A diff shows the selected node of each capture, one above the other.
+  const inspectors = isDiff ? [new InspectorPanel(), new InspectorPanel()] : [new InspectorPanel()];
+  if (isDiff) {
+    view.root.dataset.kind = "diff";
+    const side = document.createElement("div");
+    side.className = "tlw-side";
+    side.append(...inspectors.map((panel) => panel.root));
+    view.attachSide(side);
+    view.hideOverlayControl();
+    view.setHeight(model.get("height"));
+  } else {
+    view.attachSide(inspectors[0].root);
+  }
   let inspectGeneration = 0;
   let frame: ViewerFrame | null = null;
   let generation = 0; // bumped by every show(); a stale show() stops at its next await
@@ -63,10 +80,17 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
     model.set("error", error);
     model.save_changes();
   };
+  const selectedText = () => {
+    if (!isDiff) return model.get("selected_label");
+    const [a, b] = model.get("selected_labels") ?? ["", ""];
+    return a === b ? a : `${a || "(not in a)"} | ${b || "(not in b)"}`;
+  };
   const statusText = () => {
     const info = model.get("_graph_info");
-    const label = model.get("selected_label");
+    const label = selectedText();
     const parts = [`${nodeCount(info)} nodes`, label ? `selected ${label}` : "click a node to select it"];
+    const comparison = isDiff ? model.get("summary")?.line : model.get("baseline_summary")?.line;
+    if (comparison) parts.push(comparison.split("; largest:")[0]);
     for (const warning of info.warnings ?? []) parts.push(`⚠ ${warning}`);
     return parts.join(" · ");
   };
@@ -119,18 +143,40 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
   /** Asks the kernel about the current selection and shows it; stale answers are dropped. */
   async function inspect(): Promise<void> {
     const mine = ++inspectGeneration;
-    const label = model.get("selected_label");
-    if (!label) return inspector.clear();
-    inspector.showMessage(`Inspecting ${label}…`);
-    try {
-      const { result, buffers } = await channel.request<InspectorHeader | { kind: "none"; label: "" }>("inspect");
-      if (disposed || mine !== inspectGeneration || result.label !== model.get("selected_label")) return;
-      if (result.kind === "none") inspector.clear();
-      else inspector.update(result as InspectorHeader, buffers);
-    } catch (error) {
-      if (!disposed && mine === inspectGeneration) inspector.showMessage(`Could not inspect ${label}: ${describe(error)}`);
-    }
+    const labels = isDiff ? model.get("selected_labels") ?? ["", ""] : [model.get("selected_label")];
+    await Promise.all(
+      inspectors.map(async (panel, side) => {
+        const label = labels[side];
+        if (!label) {
+          if (isDiff && labels.some(Boolean)) panel.showMessage(`Capture ${"ab"[side]} has no such node.`);
+          else panel.clear();
+          return;
+        }
+        panel.showMessage(`Inspecting ${label}…`);
+        try {
+          const { result, buffers } = await channel.request<InspectorHeader | { kind: "none"; label: "" }>("inspect", { side });
+          if (disposed || mine !== inspectGeneration || result.label !== label) return;
+          if (result.kind === "none") panel.clear();
+          else panel.update(result as InspectorHeader, buffers);
+        } catch (error) {
+          if (!disposed && mine === inspectGeneration) panel.showMessage(`Could not inspect ${label}: ${describe(error)}`);
+        }
+      }),
+    );
   }
+  const showTopDeltas = () => {
+    const top = isDiff ? model.get("summary")?.top ?? [] : [];
+    view.setChips(
+      "Largest deltas:",
+      top.map((entry) => ({
+        text: `${entry.label} ${entry.value.toPrecision(3)}`,
+        onClick: () => {
+          model.set("selected_node", entry.node_id);
+          model.save_changes();
+        },
+      })),
+    );
+  };
 
   const fail = (error: unknown) => {
     if (disposed) return;
@@ -139,14 +185,15 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
     report("error", text);
   };
   const onSelectedNode = () => frame?.select(model.get("selected_node"));
+  showTopDeltas();
   const onSelectedLabel = () => {
     if (model.get("status") === "ready") view.setStatus(statusText(), "ready");
     void inspect();
   };
   const onHeight = () => view.setHeight(model.get("height"));
-  const onOverlay = () => view.setOverlay(model.get("overlay"), model.get("overlay_summary"));
-  const onNotice = () => view.setNotice(model.get("notice"));
-  view.setOverlayChoices(model.get("_overlay_choices"), (overlay) => {
+  const onOverlay = () => view.setOverlay(model.get("overlay") ?? "", model.get("overlay_summary") ?? "");
+  const onNotice = () => view.setNotice(model.get("notice") ?? "");
+  view.setOverlayChoices(model.get("_overlay_choices") ?? [], (overlay) => {
     model.set("overlay", overlay); // the kernel answers with a new graph, or a notice and the old value
     model.save_changes();
   });
@@ -155,6 +202,8 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
   const onGraph = () => show().catch(fail);
   model.on("change:selected_node", onSelectedNode);
   model.on("change:selected_label", onSelectedLabel);
+  model.on("change:selected_labels", onSelectedLabel);
+  model.on("change:baseline_summary", onSelectedLabel);
   model.on("change:height", onHeight);
   model.on("change:_graph_rev", onGraph);
   model.on("change:overlay", onOverlay);
@@ -165,9 +214,11 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
 
   return () => {
     disposed = true;
-    inspector.dispose();
+    for (const panel of inspectors) panel.dispose();
     model.off("change:selected_node", onSelectedNode);
     model.off("change:selected_label", onSelectedLabel);
+    model.off("change:selected_labels", onSelectedLabel);
+    model.off("change:baseline_summary", onSelectedLabel);
     model.off("change:height", onHeight);
     model.off("change:_graph_rev", onGraph);
     model.off("change:overlay", onOverlay);

@@ -12,6 +12,8 @@ from typing import Any
 
 import torchlens as _torchlens
 
+from ._diff import SelfComparisonError
+from ._diff_widget import Diff
 from ._errors import (
     NodeNotFoundError,
     NotATraceError,
@@ -27,14 +29,17 @@ __version__ = "0.1.0"
 
 __all__ = [
     "OVERLAYS",
+    "Diff",
     "Explorer",
     "NodeNotFoundError",
     "NotATraceError",
     "OverlayUnavailableError",
     "PayloadValidationError",
+    "SelfComparisonError",
     "TorchlensWidgetsError",
     "ViewerAssetsError",
     "ViewerNotAvailableError",
+    "diff",
     "explore",
 ]
 
@@ -47,6 +52,7 @@ def explore(
     overlay: str = "",
     height: int = 640,
     privacy_profile: str = "local",
+    baseline: Any = None,
 ) -> Explorer:
     """Show ``log`` (a ``torchlens.trace(...)`` result) inline in the cell.
 
@@ -67,6 +73,11 @@ def explore(
     privacy_profile:
         ``"local"`` (default) or ``"public"``: torchlens' export profile; public drops source paths,
         code lines and value-derived facts by construction.
+    baseline:
+        Another Trace of the model (or None): torchlens' guarded differential ``diff_report(log, baseline)``
+        is shown per node (``diff_status``, ``diff_max_abs_delta``, ``diff_reference``, ``diff_verdict``)
+        and as the ``"delta"`` overlay; settable live via ``w.baseline``. Comparing a capture with
+        itself raises SelfComparisonError with torchlens' reason.
     """
     return Explorer(
         log,
@@ -75,7 +86,27 @@ def explore(
         overlay=overlay,
         height=height,
         privacy_profile=privacy_profile,
+        baseline=baseline,
     )
+
+
+def diff(
+    log_a: Any,
+    log_b: Any,
+    *,
+    names: tuple[str, str] = ("a", "b"),
+    top: int = 10,
+    height: int = 640,
+    privacy_profile: str = "local",
+) -> Diff:
+    """Show two captures side by side in Model Explorer, navigation synced by node id.
+
+    Each pane is coloured by torchlens' per-node delta (L2 norm of the saved-output difference, as
+    ``tl.export.model_explorer_diff`` computes it). ``log_a`` is the subject: "added" nodes exist only in
+    ``log_a``, "removed" ones only in ``log_b``; nodes without saved values are "not comparable", never 0.
+    ``d.selected`` is ``(log_a[...], log_b[...])`` with None on a side that lacks the node.
+    """
+    return Diff(log_a, log_b, names=names, top=top, height=height, privacy_profile=privacy_profile)
 
 
 # `tl.widgets.explore(log)` works once this package is imported.

@@ -54,6 +54,11 @@ class AssetBundle:
         """(name, gzip bytes) pairs: what goes over the widget channel."""
         return [(name, gzip.compress(data, compresslevel=6, mtime=0)) for name, data in self.files.items()]
 
+    def reply(self) -> tuple[dict[str, object], list[bytes]]:
+        """The answer to a browser's "assets" request: names in the header, gzip bytes as buffers."""
+        names = [name for name, _ in self.compressed]
+        return {"key": self.key, "names": names, "encoding": "gzip"}, [data for _, data in self.compressed]
+
     @property
     def wire_bytes(self) -> int:
         return sum(len(data) for _, data in self.compressed)

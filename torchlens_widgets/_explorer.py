@@ -10,10 +10,11 @@ import anywidget
 import traitlets
 
 from ._channel import Reply, RequestChannel
+from ._diff import BASELINE_OVERLAY_NAME, BaselineFacts, baseline_facts
 from ._errors import ViewerNotAvailableError
 from ._inspector import inspect_record
 from ._netron import check_granularity
-from ._overlays import OVERLAYS, OverlayCache, OverlayUnavailableError, check_overlay_name
+from ._overlays import OVERLAYS, Overlay, OverlayCache, OverlayUnavailableError, check_overlay_name
 from ._payload import require_trace
 from ._viewers import VIEWERS, ViewerSource, check_privacy_profile, make_source
 
@@ -50,6 +51,10 @@ class Explorer(anywidget.AnyWidget):
     # What the widget shows next to the overlay control: coverage, or why an overlay was refused.
     overlay_summary = traitlets.Unicode("", read_only=True).tag(sync=True)
     notice = traitlets.Unicode("", read_only=True).tag(sync=True)
+    # A second Trace to compare against (Python-only; never synced), or None.
+    baseline = traitlets.Any(None, allow_none=True)
+    # What the browser shows about it: {"reference", "line", "counts", "unpaired", ...}; {} when none.
+    baseline_summary = traitlets.Dict(read_only=True).tag(sync=True)
     height = traitlets.Int(640, min=200).tag(sync=True)
     # The viewer's node id of the selection ("" when none); a click sets it, so does select().
     selected_node = traitlets.Unicode("").tag(sync=True)
@@ -63,7 +68,7 @@ class Explorer(anywidget.AnyWidget):
     _asset_key = traitlets.Unicode("").tag(sync=True)
     _graph_rev = traitlets.Int(0).tag(sync=True)
     _graph_info = traitlets.Dict().tag(sync=True)
-    _overlay_choices = traitlets.List(traitlets.Unicode(), list(OVERLAYS)).tag(sync=True)
+    _overlay_choices = traitlets.List(traitlets.Unicode(), [*OVERLAYS, "delta"]).tag(sync=True)
 
     def __init__(
         self,
@@ -74,6 +79,7 @@ class Explorer(anywidget.AnyWidget):
         overlay: str = "",
         height: int = 640,
         privacy_profile: str = "local",
+        baseline: Any = None,
         **kwargs: Any,
     ):
         require_trace(log)
@@ -81,11 +87,23 @@ class Explorer(anywidget.AnyWidget):
         self._privacy_profile = check_privacy_profile(privacy_profile)
         self._callbacks: list[SelectCallback] = []
         self._sources: dict[tuple[str, str], ViewerSource] = {}
+        self._facts: BaselineFacts | None = None
+        self._facts_of: tuple[Any, BaselineFacts] | None = None  # (reference, its facts): computed once
         self._source: ViewerSource = self._source_for(viewer, granularity)  # raises before drawing
+        if baseline is not None:
+            self._apply_facts(self._baseline_facts(baseline))  # refusals raise before anything is drawn
         self._overlays = OverlayCache(log, self._overlay_collection, self._privacy_profile)
-        self._overlay = self._overlays.get(check_overlay_name(overlay))  # refused overlays raise here
-        super().__init__(viewer=viewer, granularity=granularity, overlay=overlay, height=height, **kwargs)
+        self._overlay = self._overlay_for(overlay)  # refused overlays raise here
+        super().__init__(
+            viewer=viewer,
+            granularity=granularity,
+            overlay=overlay,
+            height=height,
+            baseline=baseline,
+            **kwargs,
+        )
         self.set_trait("overlay_summary", self._overlay.summary if self._overlay else "")
+        self.set_trait("baseline_summary", self._facts.summary() if self._facts else {})
         self._channel = RequestChannel(self.send)
         self._channel.register("assets", self._answer_assets)
         self._channel.register("graph", self._answer_graph)
@@ -143,7 +161,7 @@ class Explorer(anywidget.AnyWidget):
             return
         from_browser = "overlay" in self._property_lock  # chosen in the toolbar, not in Python
         try:
-            overlay = self._overlays.get(check_overlay_name(change["new"]))
+            overlay = self._overlay_for(change["new"])
         except OverlayUnavailableError as error:
             # The previous overlay stays, on screen and in the trait; the reason is shown in the widget.
             self.overlay = change["old"]
@@ -156,6 +174,77 @@ class Explorer(anywidget.AnyWidget):
             self.set_trait("notice", "")
             self.set_trait("overlay_summary", overlay.summary if overlay else "")
             self._graph_rev += 1
+
+    def _overlay_for(self, name: str) -> Overlay | None:
+        if name == "delta":
+            return self._delta_overlay()
+        return self._overlays.get(check_overlay_name(name))
+
+    def _delta_overlay(self) -> Overlay:
+        """torchlens' max-abs delta per node against the baseline (no value where no row settled)."""
+        if self._facts is None:
+            raise OverlayUnavailableError(
+                "The 'delta' overlay needs a baseline. Remedy: set w.baseline = <another trace of this "
+                "model> (or explore(log, baseline=ref)) first."
+            )
+        collection = self._overlay_collection()
+        labels = {
+            str(graph["id"]): {
+                str(node["id"]): str(attr["value"])
+                for node in graph.get("nodes", ())
+                for attr in node.get("attrs", ())
+                if attr.get("key") == "torchlens_label"
+            }
+            for graph in collection["graphs"]
+        }
+        sizes = {str(graph["id"]): len(graph.get("nodes", ())) for graph in collection["graphs"]}
+        facts = self._facts
+        return Overlay("delta", BASELINE_OVERLAY_NAME, facts.overlay, facts.overlay_coverage, sizes, labels)
+
+    # ----- baseline ---------------------------------------------------------------------------------
+
+    def _baseline_facts(self, ref: Any) -> BaselineFacts:
+        if self._facts_of is not None and self._facts_of[0] is ref:
+            return self._facts_of[1]
+        if self._privacy_profile == "public":
+            raise ViewerNotAvailableError(
+                "baseline= compares saved values, which privacy_profile='public' drops by construction. "
+                "Remedy: explore with privacy_profile='local'."
+            )
+        require_trace(ref, "baseline")
+        payload = self._source_for("model-explorer", "").payload  # type: ignore[attr-defined]
+        facts = baseline_facts(self._log, ref, payload=payload)  # SelfComparisonError on log is ref
+        self._facts_of = (ref, facts)
+        return facts
+
+    @traitlets.validate("baseline")
+    def _check_baseline(self, proposal: dict[str, Any]) -> Any:
+        value = proposal["value"]
+        if value is not None:
+            self._baseline_facts(value)  # raises (typed, with torchlens' remedy); the old baseline stays
+        return value
+
+    @traitlets.observe("baseline")
+    def _on_baseline(self, change: dict[str, Any]) -> None:
+        if not hasattr(self, "_channel"):  # still in __init__ (already applied)
+            return
+        self._apply_facts(self._baseline_facts(change["new"]) if change["new"] is not None else None)
+        with self.hold_trait_notifications():
+            self.set_trait("baseline_summary", self._facts.summary() if self._facts else {})
+            if self.overlay == "delta":  # recompute against the new baseline, or drop it with the baseline
+                if self._facts is None:
+                    self.overlay = ""
+                else:
+                    self._overlay = self._delta_overlay()
+                    self.set_trait("overlay_summary", self._overlay.summary)
+            self._graph_rev += 1
+
+    def _apply_facts(self, facts: BaselineFacts | None) -> None:
+        self._facts = facts
+        if facts is None:
+            self._facts_of = None
+        for source in self._sources.values():
+            source.baseline = facts
 
     def _overlay_collection(self) -> dict[str, Any]:
         source = self._source_for("model-explorer", "")
@@ -185,6 +274,7 @@ class Explorer(anywidget.AnyWidget):
         key = (viewer, granularity if viewer == "netron" else "")
         if key not in self._sources:
             self._sources[key] = make_source(viewer, self._log, granularity, self._privacy_profile)
+            self._sources[key].baseline = self._facts
         return self._sources[key]
 
     @traitlets.validate("selected_node")
@@ -211,11 +301,7 @@ class Explorer(anywidget.AnyWidget):
     # ----- requests from the browser --------------------------------------------------------------
 
     def _answer_assets(self, params: dict[str, Any]) -> Reply:
-        bundle = self._source.assets()
-        names = [name for name, _ in bundle.compressed]
-        return {"key": bundle.key, "names": names, "encoding": "gzip"}, [
-            data for _, data in bundle.compressed
-        ]
+        return self._source.assets().reply()
 
     def _answer_graph(self, params: dict[str, Any]) -> Reply:
         return self._source.graph(self._overlay)

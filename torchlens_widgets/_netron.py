@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import functools
 import gzip
+import json
 import re
 import tempfile
 import warnings
@@ -19,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 # Private torchlens internals: tl.export.netron() only writes files or serves over HTTP, so the
 # in-memory path calls the steps it is made of. torchlens is pinned (<2.37) and
@@ -33,6 +34,9 @@ from ._assets import AssetBundle
 from ._channel import Reply
 from ._errors import NodeNotFoundError, ViewerAssetsError, ViewerNotAvailableError
 from ._overlays import ADDITIVE_OVERLAYS, Overlay
+
+if TYPE_CHECKING:
+    from ._diff import BaselineFacts
 from ._payload import require_trace
 from ._resolve import resolve_name
 from ._versions import SUPPORTED, checked_version
@@ -273,6 +277,7 @@ class NetronSource:
         netron_assets()  # missing or unsupported assets fail here, before anything is drawn
         self.artifact = netron_artifact(log, self.granularity)
         self.index = self.artifact.index
+        self.baseline: BaselineFacts | None = None
 
     def assets(self) -> AssetBundle:
         return netron_assets()
@@ -280,6 +285,11 @@ class NetronSource:
     def graph(self, overlay: Overlay | None = None) -> Reply:
         artifact = self.artifact
         model, attachment = artifact.wire
+        if self.baseline is not None:  # diff facts in the sidebar's METADATA, next to torchlens' rows
+            companion = json.loads(artifact.attachment_json)
+            companion["metadata"] += self.baseline.netron_metadata(entry.node_id for entry in self.index)
+            text = json.dumps(companion, indent=2)
+            attachment = gzip.compress(text.encode(), compresslevel=6, mtime=0)
         header: dict[str, Any] = {
             "identifier": artifact.identifier,
             "attachment": artifact.attachment_identifier,

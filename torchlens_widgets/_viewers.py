@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 from typing import Any, Protocol
 
 from ._assets import AssetBundle, model_explorer_assets
 from ._channel import Reply
+from ._diff import BaselineFacts
 from ._errors import ViewerNotAvailableError
 from ._netron import NetronSource
 from ._node_index import NodeLookup
@@ -17,6 +20,8 @@ VIEWERS = ("model-explorer", "netron")
 
 
 class ViewerSource(Protocol):
+    baseline: BaselineFacts | None
+
     @property
     def index(self) -> NodeLookup: ...
 
@@ -51,17 +56,29 @@ class ModelExplorerSource:
         model_explorer_assets()  # missing or unsupported assets fail here, before anything is drawn
         self.payload: ModelExplorerPayload = model_explorer_payload(log, privacy_profile=privacy_profile)
         self.index = self.payload.index
+        self.baseline: BaselineFacts | None = None
+        self._annotated: tuple[BaselineFacts, bytes] | None = None
 
     def assets(self) -> AssetBundle:
         return model_explorer_assets()
 
     def graph(self, overlay: Overlay | None) -> Reply:
         header: dict[str, Any] = {"label": self.payload.label, "encoding": "gzip"}
-        buffers = [self.payload.wire()]
+        buffers = [self._wire()]
         if overlay is not None:  # loaded as Model Explorer node data: its heatmap, legend and values
             header["nodeData"] = {"name": overlay.provider}
             buffers.append(overlay.wire())
         return header, buffers
+
+    def _wire(self) -> bytes:
+        """The collection as sent: with the baseline's diff attributes on its nodes when one is set."""
+        if self.baseline is None:
+            return self.payload.wire()
+        if self._annotated is None or self._annotated[0] is not self.baseline:
+            collection = self.baseline.annotate(self.payload.collection)  # validated strict
+            text = json.dumps(collection, separators=(",", ":"), allow_nan=False)
+            self._annotated = (self.baseline, gzip.compress(text.encode(), compresslevel=6, mtime=0))
+        return self._annotated[1]
 
     def info(self) -> dict[str, Any]:
         return {"label": self.payload.label, "graphs": self.payload.graph_sizes}

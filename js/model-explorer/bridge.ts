@@ -77,13 +77,42 @@ export function startQuery(panes: PaneGraph[], nodeData: NodeDataFile[] = []): S
   const query: StartQuery = { models: panes.map((pane, i) => ({ url: `graphs://${urlName(pane.label)}/${i}` })) };
   if (nodeData.length) {
     query.nodeData = nodeData.map((data, i) => `node_data://${urlName(data.name)}/${i}`);
-    query.nodeDataTargets = nodeData.map((data) => (data.pane === 0 ? "" : urlName(panes[data.pane].label)));
+    // A file applies to collections whose label equals its target ("" = every collection).
+    query.nodeDataTargets = nodeData.map((data) => (panes.length === 1 ? "" : urlName(panes[data.pane].label)));
   }
   if (panes.length > 1) {
-    query.uiState = { paneStates: panes.map((_, i) => ({ widthFraction: 1 / panes.length, selected: i === 0 })) };
+    // Every field of the app's own initial pane state: it reads them all (e.g. the expanded-layer list).
+    const graphIds = firstGraphIds(panes);
+    query.uiState = {
+      paneStates: panes.map((pane, i) => ({
+        deepestExpandedGroupNodeIds: [],
+        selectedNodeId: "",
+        selectedGraphId: graphIds[i],
+        selectedCollectionLabel: pane.label,
+        widthFraction: 1 / panes.length,
+        selected: i === 0,
+      })),
+    };
     query.sync = { mode: "match_node_id" };
   }
   return query;
+}
+
+/**
+ * The graph each pane opens first: its collection's first graph, under the id the app gives it. The
+ * app renames a graph id that an earlier collection already used: "00-execution" -> "00-execution (2)".
+ */
+function firstGraphIds(panes: PaneGraph[]): string[] {
+  const seen = new Map<string, number>();
+  return panes.map((pane) => {
+    const graphs = (JSON.parse(pane.graphJson) as { graphs?: { id: string }[] }).graphs ?? [];
+    const ids = graphs.map((graph) => {
+      const count = (seen.get(graph.id) ?? 0) + 1;
+      seen.set(graph.id, count);
+      return count > 1 ? `${graph.id} (${count})` : graph.id;
+    });
+    return ids[0] ?? "";
+  });
 }
 
 /** The app splits these URLs at "/": keep names one segment long. */

@@ -1,0 +1,131 @@
+"""tlw.diff() split panes and explore(baseline=...) in a real JupyterLab + Chromium, on GPT-2-tiny."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from conftest import RecordedPage
+from harness import JupyterServer, KernelAccess, open_notebook, run_all_cells
+from playwright.sync_api import expect
+
+CELLS = [
+    """import copy, torch, torchlens as tl, torchlens_widgets as tlw
+from transformers import GPT2Config, GPT2LMHeadModel
+torch.manual_seed(0)
+config = GPT2Config(n_layer=2, n_embd=64, n_head=2, vocab_size=1000, n_positions=64)
+model = GPT2LMHeadModel(config).eval()
+tokens = torch.randint(0, 1000, (1, 12))
+tuned = copy.deepcopy(model)
+with torch.no_grad():
+    weight = tuned.transformer.h[1].mlp.c_fc.weight
+    weight.add_(0.05 * torch.randn_like(weight))
+    log_a = tl.trace(model, tokens)
+    log_b = tl.trace(tuned, tokens)""",
+    "d = tlw.diff(log_a, log_b, height=600)\nd",
+    "w = tlw.explore(log_b, height=520)\nw",
+]
+
+
+@dataclass
+class Session:
+    page: RecordedPage
+    kernel: KernelAccess
+
+    def root(self, index: int) -> Any:
+        return self.page.page.locator(".tlw-root").nth(index)
+
+    def frame(self, index: int) -> Any:
+        return self.page.page.locator("iframe.tlw-frame").nth(index).content_frame
+
+
+@pytest.fixture(scope="module")
+def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
+    notebook = jupyter_lab.write_notebook("diff.ipynb", CELLS)
+    page = RecordedPage(browser)
+    open_notebook(page.page, jupyter_lab, notebook)
+    kernel = jupyter_lab.kernel_for(notebook)
+    run_all_cells(page.page)
+    page.page.wait_for_function(
+        "document.querySelectorAll(\".tlw-status[data-state='ready']\").length >= 2", timeout=240_000
+    )
+    try:
+        yield Session(page, kernel)
+    finally:
+        kernel.close()
+        page.close()
+
+
+def test_split_pane_renders_two_panes_coloured_by_delta(session: Session, artifacts: Any) -> None:
+    kernel = session.kernel
+    assert kernel.value("d.status") == "ready", kernel.value("d.error")
+    counts = kernel.value("d.summary['counts']")
+    assert counts["changed"] > 0 and counts["zero"] > 0
+    frame = session.frame(0)
+    # Model Explorer's own renderers: one per pane.
+    frame.locator("webgl-renderer").nth(1).wait_for(timeout=30_000)
+    assert frame.locator("webgl-renderer").count() == 2
+    expect(session.root(0).locator(".tlw-status")).to_contain_text(f"changed {counts['changed']}")
+    session.root(0).screenshot(path=str(artifacts / "diff-split-pane.png"))
+
+
+def test_click_on_a_largest_delta_selects_the_pair(session: Session, artifacts: Any) -> None:
+    kernel = session.kernel
+    top = kernel.value("d.summary['top'][0]")
+    session.root(0).locator(".tlw-chip").first.click()
+    kernel.wait_for("d.selected_node", top["node_id"], timeout=30)
+    assert kernel.value("d.selected_labels") == (top["label"], top["label"])
+    assert kernel.value(f"d.selected[0] is log_a[{top['label']!r}]") is True
+    assert kernel.value(f"d.selected[1] is log_b[{top['label']!r}]") is True
+    # Both captures' values are inspected side by side.
+    inspectors = session.root(0).locator(".tlw-inspector")
+    expect(inspectors.nth(0)).to_have_attribute("data-state", "node", timeout=30_000)
+    expect(inspectors.nth(1)).to_have_attribute("data-state", "node", timeout=30_000)
+    session.root(0).screenshot(path=str(artifacts / "diff-selected.png"))
+
+
+def test_click_in_a_pane_reaches_the_kernel_as_a_pair(session: Session) -> None:
+    kernel = session.kernel
+    label = kernel.value("log_a.modules['transformer.h.0.attn'].output_ops[0]")
+    node_id = kernel.value(f"d.payload.a.index.id_of_label({label!r})")
+    frame = session.frame(0)
+    search = frame.locator('search-bar input[placeholder="Search nodes/layers by regex"]').first
+    search.fill(f"^id={node_id.replace('|', chr(92) + '|')}$")
+    result = frame.locator(f'search-bar mat-tree-node[data-id="{node_id}"] .edge-node').first
+    result.wait_for(timeout=30_000)
+    result.click(modifiers=["Alt"])
+    kernel.wait_for("d.selected_node", node_id, timeout=30)
+    assert kernel.value("[r.label for r in d.selected]") == [label, label]
+
+
+def test_baseline_set_from_the_kernel_recolours_an_open_explorer(session: Session, artifacts: Any) -> None:
+    kernel = session.kernel
+    kernel.run("w.baseline = log_a\nw.overlay = 'delta'")
+    root = session.root(1)
+    expect(root.locator(".tlw-status")).to_contain_text("vs ", timeout=60_000)
+    expect(root.locator(".tlw-overlay-select")).to_have_value("delta")
+    session.page.page.wait_for_function(
+        "document.querySelectorAll('.tlw-status')[1]?.dataset.state === 'ready'", timeout=120_000
+    )
+    frame = session.frame(1)
+    expect(frame.get_by_text(kernel.value("w._overlay.provider")).first).to_be_visible(timeout=30_000)
+    kernel.run("w.select(log_b.modules['transformer.h.1.mlp.c_fc'].output_ops[0])")
+    row = frame.locator("info-panel tr").filter(has=frame.locator("td.key", has_text="diff_status"))
+    expect(row.locator("td.value .one-line-text").first).to_have_text("changed", timeout=30_000)
+    root.screenshot(path=str(artifacts / "baseline-delta.png"))
+
+
+def test_self_comparison_is_refused(session: Session) -> None:
+    kernel = session.kernel
+    kernel.run(
+        "try:\n    w.baseline = log_b\n    refusal = ''\nexcept tlw.SelfComparisonError as error:\n"
+        "    refusal = str(error)"
+    )
+    assert "SAME capture" in kernel.value("refusal")
+    assert kernel.value("w.baseline is log_a") is True
+
+
+def test_page_made_no_request_off_this_machine(session: Session) -> None:
+    assert session.page.off_machine_requests() == []

@@ -1,0 +1,152 @@
+"""The Diff widget: two captures side by side in Model Explorer, navigation synced by node id."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import anywidget
+import traitlets
+
+from ._assets import model_explorer_assets
+from ._channel import Reply, RequestChannel
+from ._diff import DiffPayload, diff_payload
+from ._errors import NodeNotFoundError
+from ._explorer import _bundle
+from ._inspector import inspect_record
+
+PairCallback = Callable[[tuple[Any, Any]], None]
+
+
+class Diff(anywidget.AnyWidget):
+    """Two torchlens traces in Model Explorer's split pane, each coloured by torchlens' per-node delta.
+
+    Create it with :func:`torchlens_widgets.diff`.
+    """
+
+    _esm = _bundle()
+    _kind = traitlets.Unicode("diff").tag(sync=True)  # the shared bundle renders two panes, no toolbar
+    viewer = traitlets.Unicode("model-explorer", read_only=True).tag(sync=True)
+    height = traitlets.Int(640, min=200).tag(sync=True)
+    # The node id of the selection in either pane ("" when none); ids are shared by both captures.
+    selected_node = traitlets.Unicode("").tag(sync=True)
+    # (label in log_a, label in log_b); "" on the side that lacks the node.
+    selected_labels = traitlets.Tuple(
+        traitlets.Unicode(), traitlets.Unicode(), default_value=("", ""), read_only=True
+    ).tag(sync=True)
+    # Counts per status and the largest deltas (label, value, node id) for click-to-select.
+    summary = traitlets.Dict(read_only=True).tag(sync=True)
+    status = traitlets.Unicode("", read_only=True).tag(sync=True)
+    error = traitlets.Unicode("", read_only=True).tag(sync=True)
+    _asset_key = traitlets.Unicode("").tag(sync=True)
+    _graph_rev = traitlets.Int(0).tag(sync=True)
+    _graph_info = traitlets.Dict().tag(sync=True)
+
+    def __init__(
+        self,
+        log_a: Any,
+        log_b: Any,
+        *,
+        names: tuple[str, str] = ("a", "b"),
+        top: int = 10,
+        height: int = 640,
+        privacy_profile: str = "local",
+        **kwargs: Any,
+    ) -> None:
+        assets = model_explorer_assets()  # missing or unsupported assets fail here, before drawing
+        self._payload = diff_payload(log_a, log_b, names=names, top=top, privacy_profile=privacy_profile)
+        self._privacy_profile = privacy_profile
+        self._callbacks: list[PairCallback] = []
+        super().__init__(height=height, **kwargs)
+        self.set_trait("summary", self._payload.summary())
+        self._channel = RequestChannel(self.send)
+        self._channel.register("assets", self._answer_assets)
+        self._channel.register("graph", self._answer_graph)
+        self._channel.register("inspect", self._answer_inspect)
+        self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
+        self._asset_key = assets.key
+        self._graph_info = {
+            "label": f"{self._payload.a.label} vs {self._payload.b.label}",
+            "graphs": self._payload.a.graph_sizes,
+            "panes": [self._payload.a.graph_sizes, self._payload.b.graph_sizes],
+        }
+        self._graph_rev += 1
+
+    @property
+    def payload(self) -> DiffPayload:
+        return self._payload
+
+    @property
+    def log_a(self) -> Any:
+        return self._payload.log_a
+
+    @property
+    def log_b(self) -> Any:
+        return self._payload.log_b
+
+    @property
+    def selected(self) -> tuple[Any, Any] | None:
+        """``(log_a[label], log_b[label])`` of the selection, None on a side without it; None if none."""
+        return self._payload.pair(self.selected_node) if self.selected_node else None
+
+    def select(self, name: str) -> Diff:
+        """Select a node in both panes by torchlens label, module address or node id."""
+        self.selected_node = self._payload.resolve(name)
+        return self
+
+    def on_select(self, callback: PairCallback) -> Callable[[], None]:
+        self._callbacks.append(callback)
+        return lambda: self._callbacks.remove(callback) if callback in self._callbacks else None
+
+    @traitlets.validate("selected_node")
+    def _check_selected_node(self, proposal: dict[str, Any]) -> str:
+        value = str(proposal["value"])
+        if value and not (self._payload.a.index.has_id(value) or self._payload.b.index.has_id(value)):
+            raise NodeNotFoundError(
+                f"No node with viewer id {value!r} in either capture. Remedy: use select(name) with a label."
+            )
+        return value
+
+    @traitlets.observe("selected_node")
+    def _on_selected_node(self, change: dict[str, Any]) -> None:
+        node_id = change["new"]
+        labels = (self._payload.a.index.label_of(node_id), self._payload.b.index.label_of(node_id))
+        self.set_trait("selected_labels", labels if node_id else ("", ""))
+        if node_id:
+            pair = self.selected
+            for callback in list(self._callbacks):
+                callback(pair)  # type: ignore[arg-type]
+
+    def _answer_assets(self, params: dict[str, Any]) -> Reply:
+        return model_explorer_assets().reply()
+
+    def _answer_inspect(self, params: dict[str, Any]) -> Reply:
+        """The selected node of one capture (params: side 0 = log_a, 1 = log_b), for the inspector."""
+        side = 1 if params.get("side") == 1 else 0
+        label = self.selected_labels[side]
+        if not label or not self.selected_node:
+            return {"kind": "none", "label": ""}, []
+        record = self._payload.pair(self.selected_node)[side]
+        log = self._payload.log_b if side else self._payload.log_a
+        header, buffers = inspect_record(log, record, label, privacy_profile=self._privacy_profile)
+        # The expression names the capture by the diff's argument: log_a[...] or log_b.modules[...].
+        expression = str(header.get("expression", ""))
+        if expression.startswith("log"):
+            header["expression"] = ("log_b" if side else "log_a") + expression[len("log") :]
+        return header, buffers
+
+    def _answer_graph(self, params: dict[str, Any]) -> Reply:
+        payload = self._payload
+        wire = payload.wire()
+        header: dict[str, Any] = {
+            "label": payload.a.label,
+            "encoding": "gzip",
+            "panes": [{"label": payload.a.label}, {"label": payload.b.label}],
+            "paneNodeData": [],
+        }
+        buffers = [wire["a"], wire["b"]]
+        if payload.deltas:  # no comparable node: no heatmap (an empty node-data file shows nothing)
+            name = str(payload.node_data_b.get("name", "delta"))
+            header["paneNodeData"] = [{"name": name, "pane": 0}, {"name": name, "pane": 1}]
+            buffers += [wire["node_data_a"], wire["node_data_b"]]
+        return header, buffers
