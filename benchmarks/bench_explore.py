@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 
-from harness import CHROMIUM, CHROMIUM_ARGS, JupyterServer, KernelAccess, is_loopback_url
+from harness import CHROMIUM, CHROMIUM_ARGS, JupyterServer, KernelAccess, is_loopback_url, open_notebook
 
 SETUP = """import gzip, time, torch, torchlens as tl, torchlens_widgets as tlw
 from transformers import GPT2Config, GPT2LMHeadModel
@@ -103,7 +103,7 @@ class Notebook:
         """Runs ``cell`` from the page; ms from the cell's first line to the graph drawn."""
         self.page.evaluate(FORGET_TIMINGS, cell)
         self.page.evaluate(RUN_CELL, cell)
-        timings = self.page.wait_for_function(WIDGET_TIMINGS, arg=cell, timeout=600_000).json_value()
+        timings = self.page.wait_for_function(WIDGET_TIMINGS, arg=cell, timeout=300_000).json_value()
         if "error" in timings:
             raise RuntimeError(timings["error"])
         return float(timings["renderedAt"]) - self.kernel.value(f"started[{key!r}]") * 1000
@@ -133,7 +133,7 @@ def click_round_trips(page: Any, kernel: KernelAccess, count: int) -> tuple[list
         result.wait_for(timeout=30_000)
         before = kernel.value("len(clicks)")
         result.click(modifiers=["Alt"])
-        page.wait_for_function(f"({BACK_AT})({label!r}) !== null", timeout=30_000)
+        page.wait_for_function(f"() => ({BACK_AT})({label!r}) !== null", timeout=30_000)
         kernel.wait_for(f"len(clicks) > {before}", True, timeout=30)
         clicked = page.evaluate("window.__clickAt[window.__clickAt.length - 1]")
         to_kernel.append(kernel.value("clicks[-1]") * 1000 - clicked)
@@ -161,20 +161,13 @@ def netron_serve_ms(browser: Any, kernel: KernelAccess, granularity: str, repeat
                 started = time.time() * 1000
                 page.goto(f"http://{address[0]}:{address[1]}/")
                 page.wait_for_function(
-                    "document.querySelectorAll('#canvas g.node').length > 0", timeout=600_000
+                    "() => document.querySelectorAll('#canvas g.node').length > 0", timeout=600_000
                 )
                 times.append(time.time() * 1000 - started)
                 context.close()
         finally:
             netron.stop(address)
     return times
-
-
-def open_notebook(page: Any, server: JupyterServer, notebook: str) -> None:
-    page.goto(server.url(f"/lab/tree/{notebook}"))
-    page.wait_for_function(
-        "window.jupyterapp && document.querySelector('.jp-Notebook .jp-Cell')", timeout=90_000
-    )
 
 
 def run(repeat: int) -> list[tuple[str, str]]:
