@@ -18,6 +18,10 @@ from ._inspector import inspect_record
 PairCallback = Callable[[tuple[Any, Any]], None]
 
 
+def _rename_log(expression: str, name: str) -> str:
+    return name + expression[len("log") :] if expression.startswith("log") else expression
+
+
 class Diff(anywidget.AnyWidget):
     """Two torchlens traces in Model Explorer's split pane, each coloured by torchlens' per-node delta.
 
@@ -129,10 +133,12 @@ class Diff(anywidget.AnyWidget):
         record = self._payload.pair(self.selected_node)[side]
         log = self._payload.log_b if side else self._payload.log_a
         header, buffers = inspect_record(log, record, label, privacy_profile=self._privacy_profile)
-        # The expression names the capture by the diff's argument: log_a[...] or log_b.modules[...].
-        expression = str(header.get("expression", ""))
-        if expression.startswith("log"):
-            header["expression"] = ("log_b" if side else "log_a") + expression[len("log") :]
+        # Expressions name the capture by the diff's argument: log_a[...], log_b.modules[...].
+        name = "log_b" if side else "log_a"
+        header["expression"] = _rename_log(str(header.get("expression", "")), name)
+        value = header.get("value")
+        if isinstance(value, dict) and isinstance(value.get("source"), str):
+            value["source"] = _rename_log(value["source"], name)
         return header, buffers
 
     def _answer_graph(self, params: dict[str, Any]) -> Reply:
