@@ -5,13 +5,22 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from harness import CHROMIUM, CHROMIUM_ARGS, JupyterServer, is_loopback_url
+from harness import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    JupyterServer,
+    KernelAccess,
+    is_loopback_url,
+    open_notebook,
+    run_all_cells,
+)
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
@@ -65,3 +74,28 @@ class RecordedPage:
 
     def close(self) -> None:
         self.context.close()
+
+
+# True once n widgets on the page have finished loading, drawn or failed.
+SETTLED = """n => document.querySelectorAll(
+  ".tlw-status[data-state='ready'], .tlw-status[data-state='error']").length >= n"""
+
+
+@contextmanager
+def notebook_session(
+    server: JupyterServer, browser: object, name: str, cells: list[str], widgets: int = 1
+) -> Iterator[tuple[RecordedPage, KernelAccess]]:
+    """Writes ``cells`` as a notebook, opens it, runs every cell and waits for ``widgets`` widgets."""
+    notebook = server.write_notebook(name, cells)
+    page = RecordedPage(browser)
+    try:
+        open_notebook(page.page, server, notebook)
+        kernel = server.kernel_for(notebook)
+        try:
+            run_all_cells(page.page)
+            page.page.wait_for_function(SETTLED, arg=widgets, timeout=240_000)
+            yield page, kernel
+        finally:
+            kernel.close()
+    finally:
+        page.close()

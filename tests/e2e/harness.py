@@ -236,7 +236,13 @@ NOTEBOOK_READY = """() => {
 
 def open_notebook(page: Any, server: JupyterServer, notebook: str, timeout: float = 120_000) -> None:
     """Opens ``notebook`` in the page and waits until its kernel is idle (cells sent earlier are lost)."""
-    page.goto(server.url(f"/{'lab/tree' if server.app == 'lab' else 'notebooks'}/{notebook}"))
+    if server.app == "lab":
+        # A workspace of its own, reset: JupyterLab would otherwise reopen every notebook an earlier
+        # test opened on this server, and their widgets would share the page.
+        workspace = "".join(ch if ch.isalnum() else "-" for ch in notebook)
+        page.goto(server.url(f"/lab/workspaces/{workspace}/tree/{notebook}") + "&reset")
+    else:
+        page.goto(server.url(f"/notebooks/{notebook}"))
     page.wait_for_function(NOTEBOOK_READY, timeout=timeout)
 
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from conftest import RecordedPage
-from harness import JupyterServer, KernelAccess, open_notebook, run_all_cells
+from conftest import RecordedPage, notebook_session
+from harness import JupyterServer, KernelAccess
 from playwright.sync_api import expect
 
 CELLS = [
@@ -43,19 +43,8 @@ class Session:
 
 @pytest.fixture(scope="module")
 def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
-    notebook = jupyter_lab.write_notebook("diff.ipynb", CELLS)
-    page = RecordedPage(browser)
-    open_notebook(page.page, jupyter_lab, notebook)
-    kernel = jupyter_lab.kernel_for(notebook)
-    run_all_cells(page.page)
-    page.page.wait_for_function(
-        "document.querySelectorAll(\".tlw-status[data-state='ready']\").length >= 2", timeout=240_000
-    )
-    try:
+    with notebook_session(jupyter_lab, browser, "diff.ipynb", CELLS, widgets=2) as (page, kernel):
         yield Session(page, kernel)
-    finally:
-        kernel.close()
-        page.close()
 
 
 def test_split_pane_renders_two_panes_coloured_by_delta(session: Session, artifacts: Any) -> None:

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from conftest import RecordedPage
-from harness import JupyterServer, KernelAccess, open_notebook, run_all_cells
+from conftest import RecordedPage, notebook_session
+from harness import JupyterServer, KernelAccess
 
 GPT2_CELLS = [
     """import time, torch, torchlens as tl, torchlens_widgets as tlw
@@ -42,21 +42,8 @@ class Session:
 
 @pytest.fixture(scope="module")
 def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
-    notebook = jupyter_lab.write_notebook("gpt2.ipynb", GPT2_CELLS)
-    page = RecordedPage(browser)
-    open_notebook(page.page, jupyter_lab, notebook)
-    kernel = jupyter_lab.kernel_for(notebook)
-    run_all_cells(page.page)
-    page.page.wait_for_function(
-        "document.querySelectorAll(\".tlw-status[data-state='ready'], .tlw-status[data-state='error']\")"
-        ".length >= 2",
-        timeout=240_000,
-    )
-    try:
+    with notebook_session(jupyter_lab, browser, "gpt2.ipynb", GPT2_CELLS, widgets=2) as (page, kernel):
         yield Session(page, kernel)
-    finally:
-        kernel.close()
-        page.close()
 
 
 def viewer_text(frame: Any) -> str:

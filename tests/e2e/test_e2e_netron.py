@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from conftest import RecordedPage
-from harness import JupyterServer, KernelAccess, open_notebook, run_all_cells
+from conftest import RecordedPage, notebook_session
+from harness import JupyterServer, KernelAccess
 from playwright.sync_api import expect
 
 BERT_CELLS = [
@@ -41,20 +41,8 @@ class Session:
 
 @pytest.fixture(scope="module")
 def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
-    notebook = jupyter_lab.write_notebook("bert.ipynb", BERT_CELLS)
-    page = RecordedPage(browser)
-    open_notebook(page.page, jupyter_lab, notebook)
-    kernel = jupyter_lab.kernel_for(notebook)
-    run_all_cells(page.page)
-    page.page.wait_for_function(
-        "document.querySelector(\".tlw-status[data-state='ready'], .tlw-status[data-state='error']\")",
-        timeout=240_000,
-    )
-    try:
+    with notebook_session(jupyter_lab, browser, "bert.ipynb", BERT_CELLS, widgets=1) as (page, kernel):
         yield Session(page, kernel)
-    finally:
-        kernel.close()
-        page.close()
 
 
 def test_renders_module_boxes_in_an_isolated_frame(session: Session, artifacts: Any) -> None:

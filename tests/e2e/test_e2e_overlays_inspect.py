@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from conftest import RecordedPage
-from harness import JupyterServer, KernelAccess, open_notebook, run_all_cells
+from conftest import RecordedPage, notebook_session
+from harness import JupyterServer, KernelAccess
 from playwright.sync_api import expect
 
 CELLS = [
@@ -45,18 +45,10 @@ class Session:
 
 @pytest.fixture(scope="module")
 def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
-    notebook = jupyter_lab.write_notebook("overlays.ipynb", CELLS)
-    page = RecordedPage(browser)
-    open_notebook(page.page, jupyter_lab, notebook)
-    kernel = jupyter_lab.kernel_for(notebook)
-    run_all_cells(page.page)
-    session = Session(page, kernel)
-    session.wait_ready()
-    try:
+    with notebook_session(jupyter_lab, browser, "overlays.ipynb", CELLS, widgets=1) as (page, kernel):
+        session = Session(page, kernel)
+        session.wait_ready()
         yield session
-    finally:
-        kernel.close()
-        page.close()
 
 
 def choose_overlay(session: Session, overlay: str) -> None:
