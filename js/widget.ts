@@ -200,30 +200,26 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
   onOverlay();
   onNotice();
   const onGraph = () => show().catch(fail);
-  model.on("change:selected_node", onSelectedNode);
-  model.on("change:selected_label", onSelectedLabel);
-  model.on("change:selected_labels", onSelectedLabel);
-  model.on("change:baseline_summary", onSelectedLabel);
-  model.on("change:height", onHeight);
-  model.on("change:_graph_rev", onGraph);
-  model.on("change:overlay", onOverlay);
-  model.on("change:overlay_summary", onOverlay);
-  model.on("change:notice", onNotice);
+  // Every model event this view listens to, so that closing the view removes exactly these.
+  const listeners: [string, () => void][] = [
+    ["change:selected_node", onSelectedNode],
+    ["change:selected_label", onSelectedLabel],
+    ["change:selected_labels", onSelectedLabel],
+    ["change:baseline_summary", onSelectedLabel],
+    ["change:height", onHeight],
+    ["change:_graph_rev", onGraph],
+    ["change:overlay", onOverlay],
+    ["change:overlay_summary", onOverlay],
+    ["change:notice", onNotice],
+  ];
+  for (const [event, handler] of listeners) model.on(event, handler);
   show().catch(fail);
   void inspect(); // a re-rendered view of a widget that already has a selection
 
   return () => {
     disposed = true;
     for (const panel of inspectors) panel.dispose();
-    model.off("change:selected_node", onSelectedNode);
-    model.off("change:selected_label", onSelectedLabel);
-    model.off("change:selected_labels", onSelectedLabel);
-    model.off("change:baseline_summary", onSelectedLabel);
-    model.off("change:height", onHeight);
-    model.off("change:_graph_rev", onGraph);
-    model.off("change:overlay", onOverlay);
-    model.off("change:overlay_summary", onOverlay);
-    model.off("change:notice", onNotice);
+    for (const [event, handler] of listeners) model.off(event, handler);
     channel.dispose();
     frame?.dispose();
   };

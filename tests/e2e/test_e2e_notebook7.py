@@ -1,0 +1,31 @@
+"""The same widgets in Jupyter Notebook 7 (not only JupyterLab): both viewers render and select."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conftest import notebook_session
+from harness import JupyterServer
+from playwright.sync_api import expect
+
+CELLS = [
+    """import torch, torchlens as tl, torchlens_widgets as tlw
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+log = tl.trace(model, torch.randn(3, 4))""",
+    "w = tlw.explore(log, height=460)\nw",
+    "n = tlw.explore(log, viewer='netron', height=420)\nn",
+]
+
+
+def test_both_viewers_render_and_select_in_notebook7(
+    jupyter_notebook7: JupyterServer, browser: Any, artifacts: Any
+) -> None:
+    with notebook_session(jupyter_notebook7, browser, "nb7.ipynb", CELLS, widgets=2) as (page, kernel):
+        assert kernel.value("w.status") == "ready", kernel.value("w.error")
+        assert kernel.value("n.status") == "ready", kernel.value("n.error")
+        kernel.run("w.select('linear_2_3')\nn.select('linear_2_3')")
+        statuses = page.page.locator(".tlw-status")
+        expect(statuses.nth(0)).to_contain_text("selected linear_2_3:1", timeout=30_000)
+        expect(statuses.nth(1)).to_contain_text("selected linear_2_3", timeout=30_000)
+        page.page.screenshot(path=str(artifacts / "notebook7.png"), full_page=True)
+        assert page.off_machine_requests() == []
