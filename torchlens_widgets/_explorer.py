@@ -14,7 +14,14 @@ from ._diff import BASELINE_OVERLAY_NAME, BaselineFacts, baseline_facts
 from ._errors import ViewerNotAvailableError
 from ._inspector import inspect_record
 from ._netron import check_granularity
-from ._overlays import OVERLAYS, Overlay, OverlayCache, OverlayUnavailableError, check_overlay_name
+from ._overlays import (
+    OVERLAYS,
+    Overlay,
+    OverlayCache,
+    OverlayUnavailableError,
+    check_overlay_name,
+    overlay_over,
+)
 from ._payload import require_trace
 from ._viewers import VIEWERS, ViewerSource, check_privacy_profile, make_source
 
@@ -187,19 +194,10 @@ class Explorer(anywidget.AnyWidget):
                 "The 'delta' overlay needs a baseline. Remedy: set w.baseline = <another trace of this "
                 "model> (or explore(log, baseline=ref)) first."
             )
-        collection = self._overlay_collection()
-        labels = {
-            str(graph["id"]): {
-                str(node["id"]): str(attr["value"])
-                for node in graph.get("nodes", ())
-                for attr in node.get("attrs", ())
-                if attr.get("key") == "torchlens_label"
-            }
-            for graph in collection["graphs"]
-        }
-        sizes = {str(graph["id"]): len(graph.get("nodes", ())) for graph in collection["graphs"]}
         facts = self._facts
-        return Overlay("delta", BASELINE_OVERLAY_NAME, facts.overlay, facts.overlay_coverage, sizes, labels)
+        return overlay_over(
+            self._overlay_collection(), "delta", BASELINE_OVERLAY_NAME, facts.overlay, facts.overlay_coverage
+        )
 
     # ----- baseline ---------------------------------------------------------------------------------
 

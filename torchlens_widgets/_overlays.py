@@ -101,16 +101,24 @@ def build_overlay(log: Any, collection: dict[str, Any], name: str, privacy_profi
         raise OverlayUnavailableError(
             f"The {name!r} overlay is not available for this capture. torchlens says: {error}"
         ) from error
-    labels: dict[str, dict[str, str]] = {}
-    for graph in collection["graphs"]:
-        labels[str(graph["id"])] = {
+    return overlay_over(collection, name, str(coverage.get("provider", name)), node_data, coverage)
+
+
+def overlay_over(
+    collection: dict[str, Any], name: str, provider: str, node_data: dict[str, Any], coverage: dict[str, Any]
+) -> Overlay:
+    """An Overlay of ``node_data`` (keyed by this collection's graph and node ids)."""
+    labels = {
+        str(graph["id"]): {
             str(node["id"]): str(attr["value"])
             for node in graph.get("nodes", ())
             for attr in node.get("attrs", ())
             if attr.get("key") == "torchlens_label"
         }
+        for graph in collection["graphs"]
+    }
     sizes = {str(graph["id"]): len(graph.get("nodes", ())) for graph in collection["graphs"]}
-    return Overlay(name, str(coverage.get("provider", name)), node_data, coverage, sizes, labels)
+    return Overlay(name, provider, node_data, coverage, sizes, labels)
 
 
 class OverlayCache:

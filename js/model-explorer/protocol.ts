@@ -6,7 +6,6 @@ export const ME_READY = "model-explorer-ready";
 export const ME_NODE_SELECTED = "model-explorer-node-selected";
 /** Understood by the app. */
 export const ME_SELECT_NODE = "model-explorer-select-node-by-node-id";
-export const ME_LOAD_GRAPHS = "model-explorer-load-graph-collections";
 
 /** Our shim, inside the frame, asks the parent for an API answer; the parent replies. */
 export const SHIM_FETCH = "tlw-me-fetch";
