@@ -30,6 +30,7 @@ from torchlens.differential import DifferentialReport, DiffRow, diff_report
 from torchlens.export._model_explorer._diff import _delta_node_data, _pairwise_deltas
 
 from ._errors import NodeNotFoundError, TorchlensWidgetsError
+from ._node_index import node_attr
 from ._payload import ModelExplorerPayload, model_explorer_payload, require_trace, validate
 from ._resolve import record_for_label, resolve_name
 
@@ -410,7 +411,7 @@ def baseline_facts(log: Any, ref: Any, *, payload: ModelExplorerPayload | None =
     for position, graph in enumerate(graphs):
         graph_id = str(graph["id"])
         for node in graph.get("nodes", ()):
-            label = _attr(node, "torchlens_label")
+            label = node_attr(node, "torchlens_label")
             if not label:
                 continue
             if position == _EXECUTION_GRAPH:
@@ -453,7 +454,7 @@ def execution_labels(collection: Mapping[str, Any]) -> dict[str, str]:
         return {}
     labels: dict[str, str] = {}
     for node in graphs[_EXECUTION_GRAPH].get("nodes", ()):
-        label = _attr(node, "torchlens_label")
+        label = node_attr(node, "torchlens_label")
         if label:
             labels[str(node["id"])] = label
     return labels
@@ -497,13 +498,6 @@ def _layer_of_single_pass_op(log: Any, op_label: str) -> str | None:
 
 def _format_delta(value: float | None) -> str | None:
     return None if value is None else f"{value:.6g}"
-
-
-def _attr(node: Mapping[str, Any], key: str) -> str:
-    for attr in node.get("attrs", ()):
-        if attr.get("key") == key:
-            return str(attr.get("value", ""))
-    return ""
 
 
 def _gzip_json(value: Any) -> bytes:

@@ -38,7 +38,7 @@ class NodeIndex:
         self._by_label: dict[str, str] = {}
         for graph_id, nodes in graphs:
             for node in nodes:
-                label = _attr(node, "torchlens_label")
+                label = node_attr(node, "torchlens_label")
                 if not label:
                     continue
                 node_id = str(node["id"])
@@ -63,7 +63,8 @@ class NodeIndex:
         return difflib.get_close_matches(name, list(self._by_label), n=limit, cutoff=0.5)
 
 
-def _attr(node: Mapping[str, Any], key: str) -> str:
+def node_attr(node: Mapping[str, Any], key: str) -> str:
+    """The value of attribute ``key`` of a Model Explorer node ("" when it has none)."""
     for attr in node.get("attrs", ()):
         if attr.get("key") == key:
             return str(attr.get("value", ""))

@@ -16,6 +16,7 @@ from typing import Any
 from torchlens.export._model_explorer._overlay import build_node_data
 
 from ._errors import TorchlensWidgetsError
+from ._node_index import node_attr
 
 # torchlens' overlay vocabulary that makes sense per node, in the order the toolbar lists it.
 OVERLAYS = ("time", "flops", "bytes", "nan", "magnitude", "grad_norm")
@@ -110,10 +111,9 @@ def overlay_over(
     """An Overlay of ``node_data`` (keyed by this collection's graph and node ids)."""
     labels = {
         str(graph["id"]): {
-            str(node["id"]): str(attr["value"])
+            str(node["id"]): label
             for node in graph.get("nodes", ())
-            for attr in node.get("attrs", ())
-            if attr.get("key") == "torchlens_label"
+            if (label := node_attr(node, "torchlens_label"))
         }
         for graph in collection["graphs"]
     }
