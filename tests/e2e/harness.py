@@ -222,6 +222,19 @@ class KernelAccess:
             time.sleep(0.2)
         raise AssertionError(f"{expression} stayed {value!r}, expected {expected!r}")
 
+    def wait_ready(self, widget: str, timeout: float = 60) -> None:
+        """Waits for ``widget.status`` to settle and asserts it is "ready" (else shows its error).
+
+        The browser reports status over the widget channel, so the kernel can still read "loading"
+        for a moment after the page shows the graph; reading it once would race.
+        """
+        deadline = time.monotonic() + timeout
+        status = self.value(f"{widget}.status")
+        while status == "loading" and time.monotonic() < deadline:
+            time.sleep(0.2)
+            status = self.value(f"{widget}.status")
+        assert status == "ready", f"{widget}.status is {status!r}: {self.value(f'{widget}.error')}"
+
     def close(self) -> None:
         self.client.stop_channels()
 

@@ -49,7 +49,7 @@ def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
 
 def test_split_pane_renders_two_panes_coloured_by_delta(session: Session, artifacts: Any) -> None:
     kernel = session.kernel
-    assert kernel.value("d.status") == "ready", kernel.value("d.error")
+    kernel.wait_ready("d")
     counts = kernel.value("d.summary['counts']")
     assert counts["changed"] > 0 and counts["zero"] > 0
     frame = session.frame(0)

@@ -43,7 +43,8 @@ def test_hostile_names_render_as_text(jupyter_lab: JupyterServer, browser: Any, 
         page.page.wait_for_function(
             "document.querySelectorAll(\".tlw-status[data-state='ready']\").length >= 2", timeout=240_000
         )
-        assert kernel.value("w.status") == "ready" and kernel.value("n.status") == "ready"
+        kernel.wait_ready("w")
+        kernel.wait_ready("n")
         inspector = page.page.locator(".tlw-inspector").first
         expect(inspector).to_have_attribute("data-state", "node", timeout=30_000)
         # The hostile module address is shown literally in the inspector's facts.

@@ -52,7 +52,7 @@ def viewer_text(frame: Any) -> str:
 
 def test_gpt2_graph_renders_in_the_cell(session: Session, artifacts: Any) -> None:
     kernel = session.kernel
-    assert kernel.value("w.status") == "ready", kernel.value("w.error")
+    kernel.wait_ready("w")
     execution_nodes = kernel.value("w._graph_info['graphs']['00-execution']")
     assert execution_nodes > 500
     frame = session.viewer(0)
@@ -92,7 +92,7 @@ def test_select_from_kernel_moves_the_viewer(session: Session, artifacts: Any) -
 
 def test_second_widget_renders_without_a_second_asset_transfer(session: Session) -> None:
     kernel = session.kernel
-    assert kernel.value("w2.status") == "ready", kernel.value("w2.error")
+    kernel.wait_ready("w2")
     transfers = session.page.page.evaluate("globalThis.__torchlensWidgetsTransfers")
     assert transfers["requests"] == 1
     first, second = kernel.value("w.bytes_sent"), kernel.value("w2.bytes_sent")

@@ -47,7 +47,7 @@ def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
 
 def test_renders_module_boxes_in_an_isolated_frame(session: Session, artifacts: Any) -> None:
     kernel = session.kernel
-    assert kernel.value("wn.status") == "ready", kernel.value("wn.error")
+    kernel.wait_ready("wn")
     frame = session.frame
     expect(frame.locator("g.node", has_text="encoder").first).to_be_visible(timeout=30_000)
     assert session.page.page.locator("iframe.tlw-frame").first.get_attribute("sandbox") == "allow-scripts"
@@ -87,7 +87,7 @@ def test_granularity_switches_live_and_keeps_the_selection(session: Session, art
     label = kernel.value("wn.selected_label")
     kernel.run("wn.granularity = 'op'")
     session.wait_ready()
-    assert kernel.value("wn.status") == "ready"
+    kernel.wait_ready("wn")
     assert kernel.value("wn.selected_label") == label  # the op exists at op granularity too
     op_nodes = kernel.value("wn._graph_info['graphs']['op']")
     assert op_nodes > 40

@@ -21,8 +21,8 @@ def test_both_viewers_render_and_select_in_notebook7(
     jupyter_notebook7: JupyterServer, browser: Any, artifacts: Any
 ) -> None:
     with notebook_session(jupyter_notebook7, browser, "nb7.ipynb", CELLS, widgets=2) as (page, kernel):
-        assert kernel.value("w.status") == "ready", kernel.value("w.error")
-        assert kernel.value("n.status") == "ready", kernel.value("n.error")
+        kernel.wait_ready("w")
+        kernel.wait_ready("n")
         kernel.run("w.select('linear_2_3')\nn.select('linear_2_3')")
         statuses = page.page.locator(".tlw-status")
         expect(statuses.nth(0)).to_contain_text("selected linear_2_3:1", timeout=30_000)
