@@ -31,6 +31,8 @@ export class KernelChannel {
   private nextId = 0;
   private pending = new Map<number, { resolve: (r: Response<unknown>) => void; reject: (e: Error) => void; timer: ReturnType<typeof setTimeout> }>();
   private readonly listener = (content: unknown, buffers: DataView[]) => this.receive(content, buffers);
+  /** Set once the kernel is gone: every request fails at once with this reason. */
+  private closedReason = "";
 
   constructor(private readonly model: CustomMessageModel) {
     model.on("msg:custom", this.listener);
@@ -38,6 +40,7 @@ export class KernelChannel {
 
   request<T>(method: string, params: Record<string, unknown> = {}, timeoutMs = 120_000): Promise<Response<T>> {
     const id = ++this.nextId;
+    if (this.closedReason) return Promise.reject(new RequestError(this.closedReason));
     return new Promise<Response<T>>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
@@ -58,11 +61,21 @@ export class KernelChannel {
     else entry.reject(new RequestError(content.error ?? "request failed"));
   }
 
+  /** The kernel is gone: fails what is pending and every later request with `reason`. */
+  close(reason: string): void {
+    this.closedReason = reason;
+    this.failPending(reason);
+  }
+
   dispose(): void {
     this.model.off("msg:custom", this.listener);
+    this.failPending("widget closed");
+  }
+
+  private failPending(reason: string): void {
     for (const { reject, timer } of this.pending.values()) {
       clearTimeout(timer);
-      reject(new RequestError("widget closed"));
+      reject(new RequestError(reason));
     }
     this.pending.clear();
   }

@@ -14,6 +14,7 @@ export const STYLES = `
 .tlw-status[data-state="loading"]::before { content: ""; display: inline-block; width: 8px; height: 8px;
   margin-right: 6px; border-radius: 50%; background: var(--jp-brand-color1, #1976d2);
   animation: tlw-pulse 1s ease-in-out infinite alternate; }
+.tlw-status[data-state="disconnected"] { color: var(--jp-warn-color0, #7a4b00); font-weight: 600; }
 @keyframes tlw-pulse { from { opacity: .25 } to { opacity: 1 } }
 .tlw-overlay { display: flex; align-items: center; gap: 4px; white-space: nowrap; }
 .tlw-overlay-select { font: inherit; font-size: 12px; color: inherit; background: var(--jp-layout-color1, #fff);

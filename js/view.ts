@@ -5,7 +5,7 @@ import { STYLES } from "./styles";
 /** Height of the row of inspectors under a diff's panes (see styles.ts). */
 const DIFF_INSPECTOR_HEIGHT = 260;
 
-export type StatusState = "loading" | "ready" | "error";
+export type StatusState = "loading" | "ready" | "error" | "disconnected";
 
 export class WidgetView {
   readonly root: HTMLDivElement;
@@ -135,6 +135,14 @@ export class WidgetView {
     this.status.textContent = text;
     this.status.dataset.state = state;
     this.status.title = text;
+  }
+
+  /** The kernel is gone: the graph stays readable, the controls that need the kernel are disabled. */
+  setDisconnected(text: string): void {
+    this.setStatus(text, "disconnected");
+    this.root.dataset.live = "false";
+    this.overlaySelect.disabled = true;
+    for (const chip of this.chips.querySelectorAll("button")) chip.disabled = true;
   }
 
   showError(text: string): void {

@@ -3,6 +3,7 @@ import type { Render } from "@anywidget/types";
 import { assetTransfers, getAssets } from "./assets";
 import { KernelChannel } from "./channel";
 import { InspectorPanel, type InspectorHeader } from "./inspector";
+import { lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
 import { createViewer, VIEWER_TITLES, type GraphHeader, type ViewerFrame } from "./viewers";
 import { WidgetView } from "./view";
 
@@ -74,8 +75,10 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
   let frame: ViewerFrame | null = null;
   let generation = 0; // bumped by every show(); a stale show() stops at its next await
   let disposed = false;
+  let lost: KernelLoss | null = null; // the kernel restarted or died: this view is read-only
 
   const report = (status: "loading" | "ready" | "error", error = "") => {
+    if (lost) return; // nobody is listening any more
     model.set("status", status);
     model.set("error", error);
     model.save_changes();
@@ -95,6 +98,7 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
     return parts.join(" · ");
   };
   const onSelect = (nodeId: string) => {
+    if (lost) return; // the viewer still highlights the node; there is no kernel to tell
     model.set("selected_node", nodeId);
     model.save_changes();
   };
@@ -179,7 +183,7 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
   };
 
   const fail = (error: unknown) => {
-    if (disposed) return;
+    if (disposed || lost) return; // a request the lost kernel never answered: already explained
     const text = describe(error);
     view.showError(text);
     report("error", text);
@@ -213,11 +217,25 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
     ["change:notice", onNotice],
   ];
   for (const [event, handler] of listeners) model.on(event, handler);
+  const onKernelLost = (why: KernelLoss) => {
+    if (disposed) return;
+    lost = why;
+    const text = lossMessage(why);
+    channel.close(text);
+    view.setDisconnected(text); // the graph and the inspector keep what they show
+  };
+  const onConnection = (connected: boolean) => {
+    if (disposed || lost) return;
+    if (!connected) view.setStatus("Connection to the kernel lost; reconnecting…", "loading");
+    else if (model.get("status") === "ready") view.setStatus(statusText(), "ready");
+  };
+  const stopWatching = watchKernel(model.widget_manager, onKernelLost, onConnection);
   show().catch(fail);
   void inspect(); // a re-rendered view of a widget that already has a selection
 
   return () => {
     disposed = true;
+    stopWatching();
     for (const panel of inspectors) panel.dispose();
     for (const [event, handler] of listeners) model.off(event, handler);
     channel.dispose();

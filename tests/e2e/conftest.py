@@ -77,6 +77,7 @@ class RecordedPage:
         self.console_errors: list[str] = []
         self.context.on("request", lambda request: self.requests.append(request.url))
         self.page.on("console", lambda msg: msg.type == "error" and self.console_errors.append(msg.text))
+        self.page.on("pageerror", lambda error: self.console_errors.append(f"uncaught: {error}"))
 
     def off_machine_requests(self) -> list[str]:
         return [url for url in self.requests if not is_loopback_url(url)]

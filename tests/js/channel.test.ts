@@ -77,3 +77,15 @@ describe("KernelChannel", () => {
     expect(model.listenerCount).toBe(0);
   });
 });
+
+describe("KernelChannel.close", () => {
+  it("fails pending and later requests with the reason, without waiting for a time-out", async () => {
+    const model = new FakeModel();
+    const channel = new KernelChannel(model);
+    const pending = channel.request("graph");
+    channel.close("The kernel restarted");
+    await expect(pending).rejects.toThrow("The kernel restarted");
+    await expect(channel.request("inspect")).rejects.toThrow("The kernel restarted");
+    expect(model.sent).toHaveLength(1); // nothing more is sent into a dead comm
+  });
+});

@@ -1,0 +1,67 @@
+// Notices when the kernel behind a widget goes away, so the view can say it is no longer live.
+//
+// Measured in JupyterLab 4 / Notebook 7 (jupyterlab_widgets 3): after a kernel restart the widget's
+// view stays on the page and nothing tells it; its comm is gone for good (the new kernel has no such
+// widget), so requests would only time out. The widget manager anywidget hands us exposes the kernel
+// connection and its Lumino signals; we listen to those. An interrupt does not close comms: the widget
+// stays live. Frontends without that object (VS Code) fall back to the request time-out message.
+
+/** The part of a Jupyter kernel connection we use (duck-typed: not every frontend has one). */
+interface KernelLike {
+  status?: string;
+  connectionStatus?: string;
+  statusChanged?: SignalLike<string>;
+  connectionStatusChanged?: SignalLike<string>;
+}
+
+interface SignalLike<T> {
+  connect(slot: (sender: unknown, value: T) => void): unknown;
+  disconnect(slot: (sender: unknown, value: T) => void): unknown;
+}
+
+export type KernelLoss = "restarted" | "dead" | "connection-lost";
+
+/** Kernel states after which this widget's comm cannot come back. */
+const GONE: Record<string, KernelLoss> = { restarting: "restarted", autorestarting: "restarted", dead: "dead" };
+
+export function kernelOf(widgetManager: unknown): KernelLike | null {
+  const kernel = (widgetManager as { kernel?: unknown } | null | undefined)?.kernel;
+  return kernel && typeof kernel === "object" ? (kernel as KernelLike) : null;
+}
+
+/**
+ * Calls `onLost` once the kernel restarts or dies (permanent), and `onConnection(false/true)` while
+ * the connection to it drops and comes back (a remote kernel's network blip keeps its comms).
+ * Returns the function that stops watching.
+ */
+export function watchKernel(
+  widgetManager: unknown,
+  onLost: (why: KernelLoss) => void,
+  onConnection: (connected: boolean) => void,
+): () => void {
+  const kernel = kernelOf(widgetManager);
+  if (!kernel) return () => {};
+  let lost = false;
+  const onStatus = (_sender: unknown, status: string) => {
+    const why = GONE[status];
+    if (why && !lost) {
+      lost = true;
+      onLost(why);
+    }
+  };
+  const onConnectionStatus = (_sender: unknown, status: string) => {
+    if (!lost) onConnection(status === "connected");
+  };
+  kernel.statusChanged?.connect(onStatus);
+  kernel.connectionStatusChanged?.connect(onConnectionStatus);
+  if (kernel.status) onStatus(kernel, kernel.status); // already gone when this view was drawn
+  return () => {
+    kernel.statusChanged?.disconnect(onStatus);
+    kernel.connectionStatusChanged?.disconnect(onConnectionStatus);
+  };
+}
+
+export function lossMessage(why: KernelLoss): string {
+  const what = why === "restarted" ? "The kernel restarted" : why === "dead" ? "The kernel died" : "The kernel connection was lost";
+  return `${what}: this view is read-only now. Re-run the cell for a live widget.`;
+}
