@@ -136,5 +136,42 @@ def test_overlay_recolours_netron_and_a_module_box_is_inspected_as_a_module(
     session.root.screenshot(path=str(artifacts / "inspector-netron-module.png"))
 
 
+RAPID_CHANGES = """overlays = ['bytes', 'time', 'flops', 'magnitude']
+labels = [log.modules['transformer.h.0.mlp.c_fc'].output_ops[0], log.modules['transformer.h.1.attn'].output_ops[0]]
+for i in range(100):
+    w.overlay = overlays[i % 4]
+    w.viewer = ('netron', 'model-explorer')[i % 2]
+    w.select(labels[i % 2])"""
+
+
+def test_a_hundred_rapid_changes_end_in_the_last_state(session: Session, artifacts: Any) -> None:
+    kernel = session.kernel
+    kernel.run(RAPID_CHANGES)
+    # The last iteration: overlay "magnitude", Model Explorer, the second label selected.
+    label = kernel.value("labels[1]")
+    assert (kernel.value("w.overlay"), kernel.value("w.viewer")) == ("magnitude", "model-explorer")
+    status = session.root.locator(".tlw-status")
+    expect(status).to_contain_text(f"selected {label}", timeout=120_000)
+    session.wait_ready()
+    kernel.wait_ready("w")
+    # One frame, the last viewer's, coloured by the last overlay, with the last selection shown.
+    assert session.root.locator("iframe.tlw-frame").count() == 1
+    frame = session.frame
+    expect(frame.locator("webgl-renderer canvas").first).to_be_attached(timeout=60_000)
+    expect(frame.get_by_text("magnitude (mean abs per op)").first).to_be_visible(timeout=30_000)
+    expect(session.root.locator(".tlw-overlay-select")).to_have_value("magnitude")
+    expect(session.root.locator(".tlw-overlay-info")).to_have_text(kernel.value("w.overlay_summary"))
+    row = frame.locator("info-panel tr").filter(has=frame.locator("td.key", has_text="torchlens_label"))
+    expect(row.locator("td.value .one-line-text").first).to_have_text(label, timeout=30_000)
+    expect(session.root.locator(".tlw-inspector")).to_contain_text(label)
+    # No late answer to an earlier change redraws anything afterwards.
+    drawn_at = "document.querySelector('.tlw-root').parentElement.dataset.renderedAt"
+    first = session.page.page.evaluate(drawn_at)
+    session.page.page.wait_for_timeout(3_000)
+    assert session.page.page.evaluate(drawn_at) == first
+    expect(status).to_have_attribute("data-state", "ready")
+    session.root.screenshot(path=str(artifacts / "rapid-changes-final.png"))
+
+
 def test_page_made_no_request_off_this_machine(session: Session) -> None:
     assert session.page.off_machine_requests() == []
