@@ -1,9 +1,10 @@
 // anywidget entry: one Explorer view = chrome + a viewer frame, wired to the kernel model.
-import type { Render } from "@anywidget/types";
+import type { AnyModel, Render } from "@anywidget/types";
 import { assetTransfers, getAssets } from "./assets";
 import { KernelChannel } from "./channel";
 import { InspectorPanel, type InspectorHeader } from "./inspector";
 import { lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
+import { ReplayModel, type Recording } from "./offline";
 import { createViewer, VIEWER_TITLES, type GraphHeader, type ViewerFrame } from "./viewers";
 import { WidgetView } from "./view";
 
@@ -244,3 +245,9 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
 };
 
 export default { render };
+
+/** Draws a widget saved by `w.save_html()` from its recording: the same view, no kernel. */
+export function renderRecording(el: HTMLElement, recording: Recording): void {
+  const model = new ReplayModel(recording) as unknown as AnyModel<ExplorerModel>;
+  void render({ model, el } as Parameters<typeof render>[0]);
+}

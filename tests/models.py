@@ -37,3 +37,12 @@ def gpt2(n_layer: int = 12) -> tuple[nn.Module, torch.Tensor]:
     torch.manual_seed(0)
     config = GPT2Config(n_layer=n_layer, n_embd=768, n_head=12, vocab_size=50257, n_positions=1024)
     return GPT2LMHeadModel(config).eval(), torch.randint(0, 50257, (1, 16))
+
+
+def hostile_names() -> nn.Module:
+    """Module and class names with markup, quotes, '%', '/' and control bytes."""
+    evil = type("<img src=x onerror=alert(1)>", (nn.Module,), {"forward": lambda self, x: x * 2})
+    model = nn.Sequential()
+    model.add_module('<script>alert("x")</script>', nn.Linear(4, 4))
+    model.add_module('it\'s %s / \x01 "q" </script><!--', evil())
+    return model

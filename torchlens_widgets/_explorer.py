@@ -14,6 +14,7 @@ from ._diff import BASELINE_OVERLAY_NAME, BaselineFacts, baseline_facts
 from ._errors import ViewerNotAvailableError
 from ._inspector import inspect_record
 from ._netron import check_granularity
+from ._offline import build_recording, page_html, read_bundle
 from ._overlays import (
     OVERLAYS,
     Overlay,
@@ -28,6 +29,12 @@ from ._viewers import VIEWERS, ViewerSource, check_privacy_profile, make_source
 _BUNDLE = pathlib.Path(__file__).parent / "static" / "widget.js"
 
 SelectCallback = Callable[[Any], None]
+
+# The synced traits the saved HTML file needs to draw the same view.
+_SAVED_TRAITS = (
+    *("viewer", "granularity", "overlay", "overlay_summary", "baseline_summary", "height"),
+    *("selected_node", "selected_label", "_asset_key", "_graph_rev", "_graph_info", "_overlay_choices"),
+)
 
 
 def _bundle() -> pathlib.Path | str:
@@ -145,6 +152,37 @@ class Explorer(anywidget.AnyWidget):
         """
         self._callbacks.append(callback)
         return lambda: self._callbacks.remove(callback) if callback in self._callbacks else None
+
+    def save_html(self, path: str | pathlib.Path, *, inspector: bool = True) -> pathlib.Path:
+        """Write one self-contained HTML file that shows this widget with no kernel and no network.
+
+        It holds the viewer, the graph, every overlay this capture can show (switchable in the
+        file's toolbar), the current selection and, unless ``inspector=False``, the inspector facts
+        of every node. The notebook's saved state stays small: only this file holds the assets.
+        """
+        target = pathlib.Path(path)
+        state = {name: getattr(self, name) for name in _SAVED_TRAITS}
+        state.update(status="", error="", notice="")
+        graphs: dict[str, tuple[Reply, str]] = {}
+        refused: dict[str, str] = {}
+        for name in dict.fromkeys(["", self.overlay, *self._overlay_choices]):
+            try:
+                overlay = self._overlay_for(name)
+            except OverlayUnavailableError as error:
+                refused[name] = str(error)
+                continue
+            graphs[name] = (self._source.graph(overlay), overlay.summary if overlay else "")
+        recording = build_recording(
+            state=state,
+            assets=self._source.assets().reply(),
+            graphs=graphs,
+            refused=refused,
+            labels=self._source.index.labels_by_id(),
+            inspect=self._inspect_label if inspector else None,
+        )
+        title = f"{self._graph_info.get('label') or 'model'} in {self.viewer}"
+        target.write_text(page_html(recording, read_bundle(_BUNDLE), title), encoding="utf-8")
+        return target
 
     @property
     def bytes_sent(self) -> int:
@@ -309,4 +347,8 @@ class Explorer(anywidget.AnyWidget):
         label = self.selected_label
         if not label:
             return {"kind": "none", "label": ""}, []
-        return inspect_record(self._log, self.selected, label, privacy_profile=self._privacy_profile)
+        return self._inspect_label(label)
+
+    def _inspect_label(self, label: str) -> Reply:
+        record = self._source.record(label)
+        return inspect_record(self._log, record, label, privacy_profile=self._privacy_profile)

@@ -151,6 +151,10 @@ class NetronNodeIndex:
     def suggestions(self, name: str, limit: int = 5) -> list[str]:
         return difflib.get_close_matches(name, list(self._by_label), n=limit, cutoff=0.5)
 
+    def labels_by_id(self) -> dict[str, str]:
+        """Every Netron node name and its torchlens label (module address for module-call boxes)."""
+        return {node_id: entry.label for node_id, entry in self._by_id.items()}
+
 
 def _index_entries(log: Any, projection: NetronProjection) -> Iterator[tuple[NetronNodeEntry, list[str]]]:
     """Entries for every node Netron draws: root nodes, then each module call's body."""

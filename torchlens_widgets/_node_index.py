@@ -16,6 +16,7 @@ class NodeLookup(Protocol):
     def label_of(self, node_id: str) -> str: ...
     def id_of_label(self, label: str) -> str | None: ...
     def suggestions(self, name: str, limit: int = 5) -> list[str]: ...
+    def labels_by_id(self) -> dict[str, str]: ...
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,10 @@ class NodeIndex:
 
     def suggestions(self, name: str, limit: int = 5) -> list[str]:
         return difflib.get_close_matches(name, list(self._by_label), n=limit, cutoff=0.5)
+
+    def labels_by_id(self) -> dict[str, str]:
+        """Every node id with a torchlens label, and that label."""
+        return {node_id: entry.label for node_id, entry in self._by_id.items()}
 
 
 def node_attr(node: Mapping[str, Any], key: str) -> str:

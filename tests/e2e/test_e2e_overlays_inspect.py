@@ -137,7 +137,8 @@ def test_overlay_recolours_netron_and_a_module_box_is_inspected_as_a_module(
 
 
 RAPID_CHANGES = """overlays = ['bytes', 'time', 'flops', 'magnitude']
-labels = [log.modules['transformer.h.0.mlp.c_fc'].output_ops[0], log.modules['transformer.h.1.attn'].output_ops[0]]
+addresses = ('transformer.h.0.mlp.c_fc', 'transformer.h.1.attn')
+labels = [log.modules[address].output_ops[0] for address in addresses]
 for i in range(100):
     w.overlay = overlays[i % 4]
     w.viewer = ('netron', 'model-explorer')[i % 2]

@@ -1,0 +1,144 @@
+"""w.save_html(): the saved file opens from disk in Chromium with the network blocked and no kernel.
+
+The viewer draws, the toolbar switches between the recorded overlays, a click selects and fills the
+inspector from the recorded facts, and the page asks for nothing but its own file and blob:/data: URLs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+import torchlens as tl
+from playwright.sync_api import expect
+
+import torchlens_widgets as tlw
+
+LOCAL_SCHEMES = ("file:", "blob:", "data:")
+
+
+class OfflinePage:
+    """A Chromium page in which every request that is not the file itself (or blob:/data:) fails."""
+
+    def __init__(self, browser: Any, path: Path) -> None:
+        self.context = browser.new_context(viewport={"width": 1400, "height": 900})
+        self.requests: list[str] = []
+        self.blocked: list[str] = []
+        self.errors: list[str] = []
+        self.context.on("request", lambda request: self.requests.append(request.url))
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.goto(path.as_uri())
+        # Locator waits, not page functions: the saved page's CSP forbids eval.
+        self.page.locator(".tlw-status[data-state='ready']").wait_for(timeout=120_000)
+
+    def _route(self, route: Any) -> None:
+        if route.request.url.startswith(LOCAL_SCHEMES):
+            route.continue_()
+        else:
+            self.blocked.append(route.request.url)
+            route.abort()
+
+    @property
+    def root(self) -> Any:
+        return self.page.locator(".tlw-root")
+
+    @property
+    def frame(self) -> Any:
+        return self.page.locator("iframe.tlw-frame").content_frame
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture(scope="module")
+def traced() -> Any:
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=64, n_head=2, vocab_size=1000, n_positions=64))
+    with torch.no_grad():
+        return tl.trace(model.eval(), torch.randint(0, 1000, (1, 12)))
+
+
+@pytest.fixture(scope="module")
+def saved_model_explorer(
+    traced: Any, browser: Any, tmp_path_factory: Any
+) -> Iterator[tuple[Any, OfflinePage]]:
+    w = tlw.explore(traced, overlay="time").select("transformer.h.0.mlp.c_fc")
+    path = w.save_html(tmp_path_factory.mktemp("offline") / "gpt2.html")
+    page = OfflinePage(browser, path)
+    try:
+        yield w, page
+    finally:
+        page.close()
+
+
+def test_saved_file_draws_the_graph_selection_and_inspector_offline(
+    saved_model_explorer: tuple[Any, OfflinePage], artifacts: Any
+) -> None:
+    w, page = saved_model_explorer
+    expect(page.root.locator(".tlw-status")).to_contain_text(f"selected {w.selected_label}")
+    expect(page.frame.locator("webgl-renderer canvas").first).to_be_attached(timeout=60_000)
+    expect(page.frame.get_by_text("time (ms per op)").first).to_be_visible(timeout=30_000)
+    inspector = page.root.locator(".tlw-inspector")
+    expect(inspector).to_have_attribute("data-state", "node", timeout=30_000)
+    expect(inspector).to_contain_text(w.selected_label)
+    expect(inspector).to_contain_text("256")  # c_fc's output width, from the recorded facts
+    page.root.screenshot(path=str(artifacts / "offline-model-explorer.png"))
+
+
+def test_toolbar_switches_recorded_overlays_and_explains_refused_ones(
+    saved_model_explorer: tuple[Any, OfflinePage],
+) -> None:
+    w, page = saved_model_explorer
+    select = page.root.locator(".tlw-overlay-select")
+    select.select_option("bytes")
+    page.page.locator(".tlw-status[data-state='ready']").wait_for(timeout=60_000)
+    expect(page.frame.get_by_text("bytes (activation B per op)").first).to_be_visible(timeout=30_000)
+    w.overlay = "bytes"
+    expect(page.root.locator(".tlw-overlay-info")).to_have_text(w.overlay_summary)
+    select.select_option("grad_norm")  # no backward pass was run: refused, as the live widget does
+    expect(page.root.locator(".tlw-notice")).to_contain_text("Remedy", timeout=30_000)
+    expect(select).to_have_value("bytes")
+
+
+def test_a_click_in_the_saved_viewer_selects_and_inspects(
+    saved_model_explorer: tuple[Any, OfflinePage], artifacts: Any
+) -> None:
+    w, page = saved_model_explorer
+    label = w.log.modules["transformer.h.1.attn.c_attn"].output_ops[0]
+    node_id = w._source.index.id_of_label(label)
+    search = page.frame.locator('search-bar input[placeholder="Search nodes/layers by regex"]')
+    search.fill(f"^torchlens_label={label}$")
+    result = page.frame.locator(f'search-bar mat-tree-node[data-id="{node_id}"] .edge-node')
+    result.wait_for(timeout=30_000)
+    result.click(modifiers=["Alt"])
+    expect(page.root.locator(".tlw-status")).to_contain_text(f"selected {label}", timeout=30_000)
+    expect(page.root.locator(".tlw-inspector")).to_contain_text(label, timeout=30_000)
+    page.root.screenshot(path=str(artifacts / "offline-model-explorer-click.png"))
+
+
+def test_saved_page_made_no_request_beyond_its_own_file(
+    saved_model_explorer: tuple[Any, OfflinePage],
+) -> None:
+    _, page = saved_model_explorer
+    assert page.blocked == []
+    assert all(url.startswith(LOCAL_SCHEMES) for url in page.requests), page.requests
+    assert page.errors == []
+
+
+def test_saved_netron_file_draws_offline(traced: Any, browser: Any, tmp_path: Path, artifacts: Any) -> None:
+    n = tlw.explore(traced, viewer="netron", overlay="bytes")
+    page = OfflinePage(browser, n.save_html(tmp_path / "netron.html"))
+    try:
+        expect(page.frame.locator("g.node", has_text="transformer").first).to_be_visible(timeout=30_000)
+        expect(page.frame.locator("#tlw-overlay-legend")).to_contain_text("activation B")
+        page.root.screenshot(path=str(artifacts / "offline-netron.png"))
+        assert page.blocked == [] and page.errors == []
+    finally:
+        page.close()

@@ -1,0 +1,65 @@
+import { describe, expect, it, vi } from "vitest";
+import { KernelChannel } from "../../js/channel";
+import { RECORDING_FORMAT, ReplayModel, type Recording } from "../../js/offline";
+
+function recording(): Recording {
+  return {
+    format: RECORDING_FORMAT,
+    state: { overlay: "time", overlay_summary: "time on 3 of 3", selected_node: "", selected_label: "", _graph_rev: 1 },
+    buffers: [btoa("graph"), btoa("time-values"), btoa("bytes-values"), btoa("hist")],
+    assets: { result: { key: "k", names: [] }, buffers: [] },
+    graphs: {
+      "": { reply: { result: { label: "m" }, buffers: [0] }, summary: "" },
+      time: { reply: { result: { label: "m", nodeData: { name: "time" } }, buffers: [0, 1] }, summary: "time on 3 of 3" },
+      bytes: { reply: { result: { label: "m", nodeData: { name: "bytes" } }, buffers: [0, 2] }, summary: "bytes on 3 of 3" },
+    },
+    refused: { grad_norm: "no backward pass. Remedy: ..." },
+    labels: { n1: "linear_1_1:1" },
+    inspect: { "linear_1_1:1": { result: { kind: "op", label: "linear_1_1:1" }, buffers: [3] } },
+  };
+}
+
+const text = (view: DataView) => new TextDecoder().decode(view);
+
+describe("ReplayModel", () => {
+  it("answers the view's requests from the recording, the graph for the current overlay", async () => {
+    const model = new ReplayModel(recording());
+    const channel = new KernelChannel(model);
+    const graph = await channel.request<{ nodeData?: { name: string } }>("graph");
+    expect(graph.result.nodeData?.name).toBe("time");
+    expect(graph.buffers.map(text)).toEqual(["graph", "time-values"]);
+    expect((await channel.request("inspect")).result).toEqual({ kind: "none", label: "" });
+    await expect(channel.request("reload")).rejects.toThrow("re-run the notebook");
+  });
+
+  it("derives the label of a clicked node and inspects it, as the kernel would", async () => {
+    const model = new ReplayModel(recording());
+    const onLabel = vi.fn();
+    model.on("change:selected_label", onLabel);
+    model.set("selected_node", "n1");
+    model.save_changes();
+    expect(model.get("selected_label")).toBe("linear_1_1:1");
+    expect(onLabel).toHaveBeenCalledTimes(1);
+    const inspected = await new KernelChannel(model).request("inspect");
+    expect(inspected.result).toEqual({ kind: "op", label: "linear_1_1:1" });
+    expect(inspected.buffers.map(text)).toEqual(["hist"]);
+  });
+
+  it("switches to a recorded overlay and refuses the others with the kernel's reason", () => {
+    const model = new ReplayModel(recording());
+    model.set("overlay", "bytes");
+    model.save_changes();
+    expect([model.get("overlay_summary"), model.get("_graph_rev")]).toEqual(["bytes on 3 of 3", 2]);
+    model.set("overlay", "grad_norm");
+    model.save_changes();
+    expect(model.get("overlay")).toBe("bytes"); // the previous overlay stays
+    expect(model.get("notice")).toContain("Remedy");
+    model.set("overlay", "field:unknown");
+    model.save_changes();
+    expect(model.get("notice")).toContain("not saved in this file");
+  });
+
+  it("refuses a recording of another format", () => {
+    expect(() => new ReplayModel({ ...recording(), format: "other" })).toThrow("Unsupported recording");
+  });
+});
