@@ -1,7 +1,25 @@
 // The widget's own CSS, scoped under .tlw-root; it follows JupyterLab's theme variables when present.
 import { INSPECTOR_STYLES } from "./inspector";
 
-export const STYLES = `
+/**
+ * Hosts without JupyterLab's variables (theme.ts sets data-host): VS Code's variables stand in for
+ * them, and elsewhere (a saved HTML file) a dark palette follows the OS preference.
+ */
+const HOST_PALETTES = `
+.tlw-root[data-host="vscode"] {
+  --jp-layout-color1: var(--vscode-editor-background); --jp-layout-color2: var(--vscode-sideBar-background, var(--vscode-editor-background));
+  --jp-layout-color3: var(--vscode-editorWidget-background); --jp-ui-font-color1: var(--vscode-editor-foreground);
+  --jp-ui-font-color2: var(--vscode-descriptionForeground); --jp-border-color1: var(--vscode-input-border, var(--vscode-panel-border));
+  --jp-border-color2: var(--vscode-panel-border); --jp-brand-color1: var(--vscode-focusBorder);
+  --jp-ui-font-family: var(--vscode-font-family); --jp-code-font-family: var(--vscode-editor-font-family); }
+@media (prefers-color-scheme: dark) {
+  .tlw-root[data-host="other"] { --jp-layout-color1: #1e1e1e; --jp-layout-color2: #2a2a2a; --jp-layout-color3: #3a3a3a;
+    --jp-ui-font-color1: #e0e0e0; --jp-ui-font-color2: #a8a8a8; --jp-border-color1: #555; --jp-border-color2: #444;
+    --jp-brand-color1: #64b5f6; }
+}
+`;
+
+export const STYLES = HOST_PALETTES + `
 .tlw-root { display: flex; flex-direction: column; width: 100%; box-sizing: border-box;
   border: 1px solid var(--jp-border-color2, #d0d0d0); border-radius: 4px; overflow: hidden;
   font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: 12px;

@@ -4,6 +4,7 @@ import { assetTransfers, getAssets } from "./assets";
 import { KernelChannel } from "./channel";
 import { InspectorPanel, type InspectorHeader } from "./inspector";
 import { lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
+import { followHostTheme } from "./theme";
 import { ReplayModel, type Recording } from "./offline";
 import { createViewer, VIEWER_TITLES, type GraphHeader, type ViewerFrame } from "./viewers";
 import { WidgetView } from "./view";
@@ -57,6 +58,7 @@ function withTimeout(rendered: Promise<number>, frame: ViewerFrame): Promise<num
 
 const render: Render<ExplorerModel> = ({ model, el }) => {
   const view = new WidgetView(el, model.get("height"));
+  const stopTheme = followHostTheme(view.root); // the viewer frames inherit the root's color-scheme
   const channel = new KernelChannel(model);
   const isDiff = model.get("_kind") === "diff";
   // A diff shows the selected node of each capture, one above the other.
@@ -237,6 +239,7 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
   return () => {
     disposed = true;
     stopWatching();
+    stopTheme();
     for (const panel of inspectors) panel.dispose();
     for (const [event, handler] of listeners) model.off(event, handler);
     channel.dispose();

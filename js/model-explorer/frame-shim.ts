@@ -96,6 +96,39 @@ declare global {
     close() {}
   } as unknown as typeof EventSource;
 
+  // Storage in memory, per frame. This srcdoc frame shares the notebook's origin: the app's saved
+  // settings (its theme choice, search history) would land in the notebook's localStorage, and a stored
+  // theme would then override the notebook's theme in every later widget.
+  const memory = new WeakMap<Storage, Map<string, string>>();
+  const store = (storage: Storage) => {
+    let entries = memory.get(storage);
+    if (!entries) memory.set(storage, (entries = new Map()));
+    return entries;
+  };
+  Object.assign(Storage.prototype, {
+    getItem(this: Storage, key: string) {
+      return store(this).get(String(key)) ?? null;
+    },
+    setItem(this: Storage, key: string, value: string) {
+      store(this).set(String(key), String(value));
+    },
+    removeItem(this: Storage, key: string) {
+      store(this).delete(String(key));
+    },
+    clear(this: Storage) {
+      store(this).clear();
+    },
+    key(this: Storage, index: number) {
+      return [...store(this).keys()][index] ?? null;
+    },
+  });
+  Object.defineProperty(Storage.prototype, "length", {
+    configurable: true,
+    get(this: Storage) {
+      return store(this).size;
+    },
+  });
+
   // The router pushes ?data=... on every UI change. Keep the state, drop the URL: a srcdoc document
   // cannot change its URL, and entries would land in the notebook page's own session history.
   const realReplaceState = History.prototype.replaceState;

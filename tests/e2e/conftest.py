@@ -70,8 +70,14 @@ def browser() -> Iterator[object]:
 class RecordedPage:
     """A Chromium page that records every request it (and its frames and workers) makes."""
 
-    def __init__(self, browser: object, width: int = 1400, height: int = 1000) -> None:
-        self.context = browser.new_context(viewport={"width": width, "height": height})  # type: ignore[attr-defined]
+    def __init__(
+        self, browser: object, width: int = 1400, height: int = 1000, color_scheme: str = "light"
+    ) -> None:
+        # color_scheme="no-override" lets frames follow their own color-scheme (Playwright's default
+        # emulates "light" in every frame, whatever the page asks for).
+        self.context = browser.new_context(  # type: ignore[attr-defined]
+            viewport={"width": width, "height": height}, color_scheme=color_scheme
+        )
         self.page = self.context.new_page()
         self.requests: list[str] = []
         self.console_errors: list[str] = []
@@ -93,11 +99,16 @@ SETTLED = """n => document.querySelectorAll(
 
 @contextmanager
 def notebook_session(
-    server: JupyterServer, browser: object, name: str, cells: list[str], widgets: int = 1
+    server: JupyterServer,
+    browser: object,
+    name: str,
+    cells: list[str],
+    widgets: int = 1,
+    color_scheme: str = "light",
 ) -> Iterator[tuple[RecordedPage, KernelAccess]]:
     """Writes ``cells`` as a notebook, opens it, runs every cell and waits for ``widgets`` widgets."""
     notebook = server.write_notebook(name, cells)
-    page = RecordedPage(browser)
+    page = RecordedPage(browser, color_scheme=color_scheme)
     try:
         open_notebook(page.page, server, notebook)
         kernel = server.kernel_for(notebook)
