@@ -57,6 +57,8 @@ export const STYLES = HOST_PALETTES + `
 .tlw-root[data-kind="diff"] .tlw-side > .tlw-inspector { flex: 1 1 50%; }
 .tlw-main { display: flex; flex: 1; min-height: 0; }
 .tlw-body { position: relative; flex: 1; min-height: 0; min-width: 0; }
+.tlw-placeholder { position: absolute; inset: 0; display: flex; align-items: center; justify-content: center;
+  padding: 24px; text-align: center; color: var(--jp-ui-font-color2, #555); }
 .tlw-frame { display: block; width: 100%; height: 100%; border: 0; }
 .tlw-error { display: none; margin: 0; padding: 8px 10px; white-space: pre-wrap; font-family: var(--jp-code-font-family, monospace);
   color: var(--jp-error-color1, #b00020); background: var(--jp-error-color3, #fdecea);

@@ -5,7 +5,7 @@ import { STYLES } from "./styles";
 /** Height of the row of inspectors under a diff's panes (see styles.ts). */
 const DIFF_INSPECTOR_HEIGHT = 260;
 
-export type StatusState = "loading" | "ready" | "error" | "disconnected";
+export type StatusState = "loading" | "ready" | "error" | "disconnected" | "paused";
 
 export class WidgetView {
   readonly root: HTMLDivElement;
@@ -135,6 +135,16 @@ export class WidgetView {
     this.status.textContent = text;
     this.status.dataset.state = state;
     this.status.title = text;
+  }
+
+  /** A message in place of the viewer (a paused frame), or none. */
+  showPlaceholder(text: string): void {
+    this.body.querySelector(":scope > .tlw-placeholder")?.remove();
+    if (!text) return;
+    const placeholder = document.createElement("div");
+    placeholder.className = "tlw-placeholder";
+    placeholder.textContent = text;
+    this.body.append(placeholder);
   }
 
   /** The kernel is gone: the graph stays readable, the controls that need the kernel are disabled. */

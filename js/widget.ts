@@ -6,6 +6,7 @@ import { InspectorPanel, type InspectorHeader } from "./inspector";
 import { lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
 import { followHostTheme } from "./theme";
 import { ReplayModel, type Recording } from "./offline";
+import { admit, contextsOf, release, type BudgetEntry } from "./frame-budget";
 import { createViewer, VIEWER_TITLES, type GraphHeader, type ViewerFrame } from "./viewers";
 import { WidgetView } from "./view";
 
@@ -79,8 +80,9 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
   let generation = 0; // bumped by every show(); a stale show() stops at its next await
   let disposed = false;
   let lost: KernelLoss | null = null; // the kernel restarted or died: this view is read-only
+  let paused = false; // off-screen, its frame freed for the page's WebGL budget (frame-budget.ts)
 
-  const report = (status: "loading" | "ready" | "error", error = "") => {
+  const report = (status: "loading" | "ready" | "error" | "paused", error = "") => {
     if (lost) return; // nobody is listening any more
     model.set("status", status);
     model.set("error", error);
@@ -106,8 +108,17 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
     model.save_changes();
   };
 
+  /** Draws the current graph; a later show() or a pause makes this one stop at its next await. */
   async function show(): Promise<void> {
     const mine = ++generation;
+    try {
+      await draw(mine);
+    } catch (error) {
+      if (mine === generation) fail(error); // a superseded draw's failure is nobody's business
+    }
+  }
+
+  async function draw(mine: number): Promise<void> {
     const stale = () => disposed || mine !== generation;
     const viewer = model.get("viewer");
     const title = VIEWER_TITLES[viewer] ?? viewer;
@@ -133,6 +144,9 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
       }
       frame = created;
       rendered = created.rendered;
+      view.showPlaceholder("");
+      if (created.viewer === "model-explorer") admit(budget); // may pause a long-hidden explorer
+      else release(budget); // Netron draws SVG: no WebGL context
     }
     const current = frame!;
     const frameMs = await withTimeout(rendered, current);
@@ -191,6 +205,29 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
     view.showError(text);
     report("error", text);
   };
+  // The page's WebGL budget: this view's entry, and pausing/resuming its frame as it scrolls.
+  const budget: BudgetEntry = { contexts: contextsOf(isDiff ? 2 : 1), visible: false, lastVisible: 0, suspend: () => pause() };
+  function pause(): void {
+    if (!frame || disposed || lost) return;
+    generation += 1; // an in-flight draw stops at its next await
+    frame.dispose();
+    frame = null;
+    paused = true;
+    const text = "Paused off-screen: the browser allows only a few Model Explorer views live per page. It redraws when scrolled into view.";
+    view.showPlaceholder(text);
+    view.setStatus(text, "paused");
+    report("paused");
+  }
+  const visibility = new IntersectionObserver((entries) => {
+    const visible = entries[entries.length - 1].isIntersecting;
+    budget.visible = visible;
+    if (visible) budget.lastVisible = performance.now();
+    if (visible && paused && !lost && !disposed) {
+      paused = false;
+      void show();
+    }
+  });
+  visibility.observe(view.root);
   const onSelectedNode = () => frame?.select(model.get("selected_node"));
   showTopDeltas();
   const onSelectedLabel = () => {
@@ -206,7 +243,10 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
   });
   onOverlay();
   onNotice();
-  const onGraph = () => show().catch(fail);
+  const onGraph = () => {
+    paused = false; // a new graph is drawn now, on or off screen (the budget pauses it again if needed)
+    void show();
+  };
   // Every model event this view listens to, so that closing the view removes exactly these.
   const listeners: [string, () => void][] = [
     ["change:selected_node", onSelectedNode],
@@ -223,6 +263,7 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
   const onKernelLost = (why: KernelLoss) => {
     if (disposed) return;
     lost = why;
+    release(budget); // a read-only view keeps its frame: nothing could redraw it
     const text = lossMessage(why);
     channel.close(text);
     view.setDisconnected(text); // the graph and the inspector keep what they show
@@ -233,13 +274,15 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
     else if (model.get("status") === "ready") view.setStatus(statusText(), "ready");
   };
   const stopWatching = watchKernel(model.widget_manager, onKernelLost, onConnection);
-  show().catch(fail);
+  void show();
   void inspect(); // a re-rendered view of a widget that already has a selection
 
   return () => {
     disposed = true;
     stopWatching();
     stopTheme();
+    visibility.disconnect();
+    release(budget);
     for (const panel of inspectors) panel.dispose();
     for (const [event, handler] of listeners) model.off(event, handler);
     channel.dispose();

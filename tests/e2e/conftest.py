@@ -7,6 +7,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -67,6 +68,23 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
+# Counts the top window's live "message" listeners (each viewer frame's bridge adds one).
+LISTENER_COUNTER = """(() => {
+  const live = new Set();
+  const add = EventTarget.prototype.addEventListener;
+  const remove = EventTarget.prototype.removeEventListener;
+  EventTarget.prototype.addEventListener = function (type, listener, options) {
+    if (this === window && type === "message") live.add(listener);
+    return add.call(this, type, listener, options);
+  };
+  EventTarget.prototype.removeEventListener = function (type, listener, options) {
+    if (this === window && type === "message") live.delete(listener);
+    return remove.call(this, type, listener, options);
+  };
+  window.__tlwMessageListeners = () => live.size;
+})();"""
+
+
 class RecordedPage:
     """A Chromium page that records every request it (and its frames and workers) makes."""
 
@@ -81,9 +99,19 @@ class RecordedPage:
         self.page = self.context.new_page()
         self.requests: list[str] = []
         self.console_errors: list[str] = []
+        self.console_messages: list[str] = []  # every type (Chromium's WebGL warnings are "warning")
         self.context.on("request", lambda request: self.requests.append(request.url))
-        self.page.on("console", lambda msg: msg.type == "error" and self.console_errors.append(msg.text))
+        self.page.on("console", self._on_console)
         self.page.on("pageerror", lambda error: self.console_errors.append(f"uncaught: {error}"))
+
+    def _on_console(self, message: Any) -> None:
+        self.console_messages.append(message.text)
+        if message.type == "error":
+            self.console_errors.append(message.text)
+
+    def count_window_listeners(self) -> None:
+        """From the next navigation on, window.__tlwMessageListeners() counts live "message" listeners."""
+        self.context.add_init_script(LISTENER_COUNTER)
 
     def off_machine_requests(self) -> list[str]:
         return [url for url in self.requests if not is_loopback_url(url)]
@@ -105,10 +133,13 @@ def notebook_session(
     cells: list[str],
     widgets: int = 1,
     color_scheme: str = "light",
+    count_listeners: bool = False,
 ) -> Iterator[tuple[RecordedPage, KernelAccess]]:
     """Writes ``cells`` as a notebook, opens it, runs every cell and waits for ``widgets`` widgets."""
     notebook = server.write_notebook(name, cells)
     page = RecordedPage(browser, color_scheme=color_scheme)
+    if count_listeners:
+        page.count_window_listeners()
     try:
         open_notebook(page.page, server, notebook)
         kernel = server.kernel_for(notebook)

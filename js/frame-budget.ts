@@ -1,0 +1,57 @@
+// Chromium keeps at most 16 live WebGL contexts per page and silently kills the oldest beyond that
+// ("Too many active WebGL contexts"), leaving a blank Model Explorer. Measured: a Model Explorer frame
+// makes 3 (a capability probe and two renderers), so a notebook keeps at most CONTEXT_LIMIT contexts'
+// worth of explorers live: admitting one more pauses the explorer that has been off-screen the longest,
+// and a paused explorer redraws when it scrolls back into view. Notebooks with five explorers or fewer
+// never pause anything. The registry lives on globalThis: each widget may load its own module copy.
+
+/** Chromium's 16, less one for WebGL the page itself may use. */
+export const CONTEXT_LIMIT = 15;
+
+/** WebGL contexts one Model Explorer frame makes: a probe, then a renderer pair per pane. */
+export function contextsOf(panes: number): number {
+  return 1 + 2 * panes;
+}
+
+export interface BudgetEntry {
+  /** WebGL contexts its frame holds (contextsOf). */
+  contexts: number;
+  /** On screen now (an IntersectionObserver keeps this current). */
+  visible: boolean;
+  /** When it was last on screen (0: never), for choosing which to pause. */
+  lastVisible: number;
+  /** Frees the entry's frame; it is out of the registry when this is called. */
+  suspend(): void;
+}
+
+function liveEntries(): Set<BudgetEntry> {
+  const holder = globalThis as { __torchlensWidgetsLiveFrames?: Set<BudgetEntry> };
+  holder.__torchlensWidgetsLiveFrames ??= new Set();
+  return holder.__torchlensWidgetsLiveFrames;
+}
+
+/** Counts `entry` as holding a live frame; pauses the longest-hidden others while over the limit. */
+export function admit(entry: BudgetEntry, limit = CONTEXT_LIMIT, live = liveEntries()): void {
+  live.add(entry);
+  while (contextsIn(live) > limit) {
+    let victim: BudgetEntry | undefined;
+    for (const other of live) {
+      if (other === entry || other.visible) continue;
+      if (!victim || other.lastVisible < victim.lastVisible) victim = other; // ties: the first admitted
+    }
+    if (!victim) return; // everything live is on screen: nothing can be paused without a visible gap
+    live.delete(victim);
+    victim.suspend();
+  }
+}
+
+/** The entry no longer holds a frame (closed, paused, or showing a viewer without WebGL). */
+export function release(entry: BudgetEntry, live = liveEntries()): void {
+  live.delete(entry);
+}
+
+function contextsIn(live: Set<BudgetEntry>): number {
+  let total = 0;
+  for (const entry of live) total += entry.contexts;
+  return total;
+}
