@@ -74,7 +74,8 @@ class Explorer(anywidget.AnyWidget):
     selected_node = traitlets.Unicode("").tag(sync=True)
     # The torchlens label of that node; derived in the kernel from selected_node.
     selected_label = traitlets.Unicode("", read_only=True).tag(sync=True)
-    # Reported by the browser: "loading", "ready" or "error" (with `error` saying why).
+    # Reported by the browser: "loading", "ready", "error" (with `error` saying why), or "paused": its
+    # Model Explorer frame was freed off-screen (the page's WebGL budget) and redraws when scrolled back.
     status = traitlets.Unicode("", read_only=True).tag(sync=True)
     error = traitlets.Unicode("", read_only=True).tag(sync=True)
 
