@@ -77,7 +77,7 @@ export interface ValueSection {
 }
 
 export interface InspectorHeader {
-  kind: "op" | "layer" | "module" | "module_call" | "other";
+  kind: "op" | "layer" | "module" | "module_call" | "difference" | "other";
   label: string;
   title: string;
   privacy_profile: string;
@@ -320,7 +320,7 @@ export class InspectorPanel {
 
   private titleBar(header: InspectorHeader): HTMLElement {
     const bar = this.el("div", "tlw-insp-head");
-    const kind = { op: "op", layer: "rolled op", module: "module", module_call: "module call", other: "node" }[header.kind] ?? "node";
+    const kind = { op: "op", layer: "rolled op", module: "module", module_call: "module call", difference: "Δ", other: "node" }[header.kind] ?? "node";
     bar.append(this.el("span", "tlw-insp-kind", kind), this.el("span", "tlw-insp-title", header.title));
     const code = this.el("code", "tlw-insp-expr", header.expression);
     code.title = "Python expression for this record (the trace as `log`)";

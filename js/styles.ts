@@ -54,7 +54,7 @@ export const STYLES = HOST_PALETTES + `
 /* The diff's two panes need the full width: its two inspectors sit below them, side by side. */
 .tlw-root[data-kind="diff"] .tlw-main { flex-direction: column; }
 .tlw-root[data-kind="diff"] .tlw-side { flex: 0 0 260px; flex-direction: row; border-top: 1px solid var(--jp-border-color2, #d0d0d0); }
-.tlw-root[data-kind="diff"] .tlw-side > .tlw-inspector { flex: 1 1 50%; }
+.tlw-root[data-kind="diff"] .tlw-side > .tlw-inspector { flex: 1 1 33%; min-width: 0; }
 .tlw-main { display: flex; flex: 1; min-height: 0; }
 .tlw-body { position: relative; flex: 1; min-height: 0; min-width: 0; }
 .tlw-placeholder { position: absolute; inset: 0; display: flex; align-items: center; justify-content: center;

@@ -63,7 +63,8 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
   const channel = new KernelChannel(model);
   const isDiff = model.get("_kind") === "diff";
   // A diff shows the selected node of each capture, one above the other.
-  const inspectors = isDiff ? [new InspectorPanel(), new InspectorPanel()] : [new InspectorPanel()];
+  // A diff inspects the selection in capture a, in capture b, and what changed between them.
+  const inspectors = isDiff ? [new InspectorPanel(), new InspectorPanel(), new InspectorPanel()] : [new InspectorPanel()];
   if (isDiff) {
     view.root.dataset.kind = "diff";
     const side = document.createElement("div");
@@ -164,7 +165,8 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
   /** Asks the kernel about the current selection and shows it; stale answers are dropped. */
   async function inspect(): Promise<void> {
     const mine = ++inspectGeneration;
-    const labels = isDiff ? model.get("selected_labels") ?? ["", ""] : [model.get("selected_label")];
+    const [a, b] = model.get("selected_labels") ?? ["", ""];
+    const labels = isDiff ? [a, b, a || b] : [model.get("selected_label")];
     await Promise.all(
       inspectors.map(async (panel, side) => {
         const label = labels[side];

@@ -46,6 +46,48 @@ def test_diff_inspector_names_each_capture(pair):
     assert header_b["value"]["source"].startswith("log_b[")
 
 
+def facts(header):
+    return {row["key"]: row["value"] for row in header["facts"]}
+
+
+def test_diff_inspector_shows_what_changed_between_the_captures(pair):
+    log_a, log_b = pair
+    d = tlw.diff(log_a, log_b)
+    d.select("linear_2_3")  # the layer whose weights were perturbed
+    header, buffers = d._answer_inspect({"side": 2})
+    expected = (log_b["linear_2_3:1"].out - log_a["linear_2_3:1"].out).detach().double()
+    assert header["kind"] == "difference" and header["title"] == "b - a"
+    assert header["expression"] == 'log_b["linear_2_3:1"].out - log_a["linear_2_3:1"].out'
+    row = facts(header)
+    assert row["max_abs"] == pytest.approx(float(expected.abs().max()))
+    assert row["l2"] == pytest.approx(float(expected.norm()))
+    assert row["changed"] == int(torch.count_nonzero(expected)) > 0
+    assert row["torchlens_delta"] == pytest.approx(d.payload.deltas[d.selected_node])
+    assert header["value"]["stats"]["max"] == pytest.approx(float(expected.max()), rel=1e-5)
+    assert header["value"]["histogram"] is not None and buffers  # summarised like any value, in binary
+
+
+def test_diff_inspector_difference_of_an_unchanged_node_is_zero(pair):
+    d = tlw.diff(*pair)
+    d.select("linear_1_1")  # upstream of the perturbed layer
+    row = facts(d._answer_inspect({"side": 2})[0])
+    assert row["max_abs"] == 0.0 and row["changed"] == 0
+
+
+def test_diff_inspector_says_why_a_node_cannot_be_compared(pair):
+    log_a, _ = pair
+    bare = tl.trace(TinyMLP(), torch.randn(3, 4), capture=tl.options.CaptureOptions(structure_only=True))
+    d = tlw.diff(log_a, bare)
+    d.select("linear_2_3")
+    header, buffers = d._answer_inspect({"side": 2})
+    assert header["value"] is None and buffers == []
+    assert facts(header)["comparable"] is False
+    assert "not saved" in header["facts"][0]["text"]  # never a zero
+    public = tlw.diff(*pair, privacy_profile="public").select("linear_2_3")
+    withheld = public._answer_inspect({"side": 2})[0]
+    assert withheld["value"] is None and "withheld" in withheld["facts"][0]["text"]
+
+
 def test_diff_graph_reply_has_two_panes_and_their_node_data(pair):
     d = tlw.diff(*pair)
     header, buffers = d._answer_graph({})

@@ -11,6 +11,7 @@ import traitlets
 from ._assets import model_explorer_assets
 from ._channel import Reply, RequestChannel
 from ._diff import DiffPayload, diff_payload
+from ._difference import difference_reply
 from ._errors import NodeNotFoundError
 from ._explorer import _bundle
 from ._inspector import inspect_record
@@ -60,6 +61,7 @@ class Diff(anywidget.AnyWidget):
         assets = model_explorer_assets()  # missing or unsupported assets fail here, before drawing
         self._payload = diff_payload(log_a, log_b, names=names, top=top, privacy_profile=privacy_profile)
         self._privacy_profile = privacy_profile
+        self._names = (str(names[0]), str(names[1]))
         self._callbacks: list[PairCallback] = []
         super().__init__(height=height, **kwargs)
         self.set_trait("summary", self._payload.summary())
@@ -125,7 +127,10 @@ class Diff(anywidget.AnyWidget):
         return model_explorer_assets().reply()
 
     def _answer_inspect(self, params: dict[str, Any]) -> Reply:
-        """The selected node of one capture (params: side 0 = log_a, 1 = log_b), for the inspector."""
+        """The selected node of one capture (params: side 0 = log_a, 1 = log_b), for the inspector;
+        side 2 is what changed between them (b - a)."""
+        if params.get("side") == 2:
+            return self._answer_difference()
         side = 1 if params.get("side") == 1 else 0
         label = self.selected_labels[side]
         if not label or not self.selected_node:
@@ -140,6 +145,15 @@ class Diff(anywidget.AnyWidget):
         if isinstance(value, dict) and isinstance(value.get("source"), str):
             value["source"] = _rename_log(value["source"], name)
         return header, buffers
+
+    def _answer_difference(self) -> Reply:
+        label = self.selected_labels[0] or self.selected_labels[1]
+        if not label or not self.selected_node:
+            return {"kind": "none", "label": ""}, []
+        record_a, record_b = self._payload.pair(self.selected_node)
+        delta = self._payload.deltas.get(self.selected_node)
+        public = self._privacy_profile == "public"
+        return difference_reply(record_a, record_b, label, self._names, delta, public=public)
 
     def _answer_graph(self, params: dict[str, Any]) -> Reply:
         payload = self._payload

@@ -68,10 +68,13 @@ def test_click_on_a_largest_delta_selects_the_pair(session: Session, artifacts: 
     assert kernel.value("d.selected_labels") == (top["label"], top["label"])
     assert kernel.value(f"d.selected[0] is log_a[{top['label']!r}]") is True
     assert kernel.value(f"d.selected[1] is log_b[{top['label']!r}]") is True
-    # Both captures' values are inspected side by side.
+    # Both captures' values are inspected side by side, and what changed between them.
     inspectors = session.root(0).locator(".tlw-inspector")
     expect(inspectors.nth(0)).to_have_attribute("data-state", "node", timeout=30_000)
     expect(inspectors.nth(1)).to_have_attribute("data-state", "node", timeout=30_000)
+    expect(inspectors.nth(2)).to_have_attribute("data-kind", "difference", timeout=30_000)
+    expect(inspectors.nth(2)).to_contain_text("max |Δ|")
+    assert inspectors.nth(2).locator("svg").count() >= 1  # the histogram of b - a
     session.root(0).screenshot(path=str(artifacts / "diff-selected.png"))
 
 
