@@ -4,6 +4,7 @@ import { assetTransfers, getAssets } from "./assets";
 import { KernelChannel } from "./channel";
 import { InspectorPanel, type InspectorHeader } from "./inspector";
 import { lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
+import { isDisplayed, RENDER_BUDGET_MS, renderDeadline } from "./render-deadline";
 import { followHostTheme } from "./theme";
 import { ReplayModel, type Recording } from "./offline";
 import { admit, contextsOf, release, type BudgetEntry } from "./frame-budget";
@@ -32,9 +33,6 @@ export interface ExplorerModel {
   selected_labels: [string, string];
 }
 
-/** How long a viewer may take to draw before the widget says it failed. */
-const RENDER_TIMEOUT_MS = 120_000;
-
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -44,17 +42,12 @@ function nodeCount(info: ExplorerModel["_graph_info"]): number {
   return sizes.length ? sizes[0] : 0;
 }
 
-function withTimeout(rendered: Promise<number>, frame: ViewerFrame): Promise<number> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const reasons = frame.startupErrors.length ? `\nThe viewer reported: ${frame.startupErrors.join("; ")}` : "";
-      const title = VIEWER_TITLES[frame.viewer] ?? frame.viewer;
-      const hint = frame.viewer === "model-explorer" ? " (it needs WebGL in this browser)" : "";
-      reject(new Error(`${title} did not draw the graph within ${RENDER_TIMEOUT_MS / 1000} s${hint}.${reasons}`));
-    }, RENDER_TIMEOUT_MS);
-  });
-  return Promise.race([rendered, timeout]).finally(() => clearTimeout(timer));
+/** The error shown when a displayed viewer never drew (with what the viewer reported while starting). */
+function drawTimeout(frame: ViewerFrame): Error {
+  const reasons = frame.startupErrors.length ? `\nThe viewer reported: ${frame.startupErrors.join("; ")}` : "";
+  const title = VIEWER_TITLES[frame.viewer] ?? frame.viewer;
+  const hint = frame.viewer === "model-explorer" ? " (it needs WebGL in this browser)" : "";
+  return new Error(`${title} did not draw the graph within ${RENDER_BUDGET_MS / 1000} s on screen${hint}.${reasons}`);
 }
 
 const render: Render<ExplorerModel> = ({ model, el }) => {
@@ -150,7 +143,7 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
       else release(budget); // Netron draws SVG: no WebGL context
     }
     const current = frame!;
-    const frameMs = await withTimeout(rendered, current);
+    const frameMs = await renderDeadline(rendered, () => isDisplayed(view.root), () => drawTimeout(current));
     if (stale()) return;
     const selected = model.get("selected_node");
     if (selected) current.select(selected);

@@ -92,3 +92,24 @@ def test_widget_fits_the_cell_width_on_resize(page: RecordedPage, artifacts: Any
         canvas_widths[width] = canvas_box["width"]
         root.screenshot(path=str(artifacts / f"resized-{width}.png"))
     assert canvas_widths[1400] > canvas_widths[900]  # the graph canvas grew with the cell
+
+
+HIDE_AND_RERUN = """async () => {
+  const app = window.jupyterapp;
+  app.shell.currentWidget.content.activeCellIndex = 1;
+  await app.commands.execute("notebook:hide-cell-outputs");
+  await app.commands.execute("notebook:run-cell");
+}"""
+
+
+def test_widget_run_while_hidden_draws_once_shown(page: RecordedPage, artifacts: Any) -> None:
+    # A collapsed output has no layout: nothing can draw, and the wait must not count as a failure.
+    page.page.evaluate(HIDE_AND_RERUN)
+    page.page.wait_for_timeout(5_000)
+    root = page.page.locator(".tlw-root").first
+    assert root.locator(".tlw-status").get_attribute("data-state") != "error"
+    page.page.evaluate("() => window.jupyterapp.commands.execute('notebook:show-cell-outputs')")
+    expect(root.locator(".tlw-status")).to_have_attribute("data-state", "ready", timeout=60_000)
+    canvas = root.locator("iframe.tlw-frame").content_frame.locator("webgl-renderer canvas").first
+    expect(canvas).to_be_attached(timeout=30_000)
+    root.screenshot(path=str(artifacts / "drawn-after-hidden.png"))

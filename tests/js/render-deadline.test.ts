@@ -1,0 +1,31 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { renderDeadline } from "../../js/render-deadline";
+
+afterEach(() => vi.useRealTimers());
+
+describe("renderDeadline", () => {
+  it("resolves with the drawing time when the viewer draws", async () => {
+    await expect(renderDeadline(Promise.resolve(42), () => true, () => new Error("late"), 1_000)).resolves.toBe(42);
+  });
+
+  it("fails after the budget of displayed time", async () => {
+    vi.useFakeTimers();
+    const result = renderDeadline(new Promise<number>(() => {}), () => true, () => new Error("did not draw"), 2_000);
+    const caught = result.catch((error: Error) => error.message);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(await caught).toBe("did not draw");
+  });
+
+  it("does not count time while the widget is hidden (a background tab)", async () => {
+    vi.useFakeTimers();
+    let displayed = false;
+    let settled = false;
+    const result = renderDeadline(new Promise<number>(() => {}), () => displayed, () => new Error("late"), 2_000);
+    result.catch(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(60_000); // a minute in a hidden tab
+    expect(settled).toBe(false);
+    displayed = true;
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(settled).toBe(true);
+  });
+});
