@@ -1,6 +1,7 @@
 // Request/response with the kernel over the widget's custom messages (see torchlens_widgets/_channel.py).
 // The frontend asks; each request carries an id and times out, so a dead kernel shows an error
-// instead of an endless spinner.
+// instead of an endless spinner. A kernel that is busy running cells answers once it is idle again
+// (requests queue behind the cells): while it is busy, the clock does not run out.
 
 export interface CustomMessageModel {
   send(content: unknown, callbacks?: unknown, buffers?: ArrayBuffer[] | ArrayBufferView[]): void;
@@ -34,7 +35,11 @@ export class KernelChannel {
   /** Set once the kernel is gone: every request fails at once with this reason. */
   private closedReason = "";
 
-  constructor(private readonly model: CustomMessageModel) {
+  /** `kernelBusy` says whether the kernel is running a cell now (unknown: always false). */
+  constructor(
+    private readonly model: CustomMessageModel,
+    private readonly kernelBusy: () => boolean = () => false,
+  ) {
     model.on("msg:custom", this.listener);
   }
 
@@ -42,10 +47,17 @@ export class KernelChannel {
     const id = ++this.nextId;
     if (this.closedReason) return Promise.reject(new RequestError(this.closedReason));
     return new Promise<Response<T>>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const expire = () => {
+        const entry = this.pending.get(id);
+        if (!entry) return;
+        if (this.kernelBusy()) {
+          entry.timer = setTimeout(expire, timeoutMs); // still queued behind a running cell
+          return;
+        }
         this.pending.delete(id);
         reject(new RequestError(`The kernel did not answer '${method}' within ${Math.round(timeoutMs / 1000)} s. Is it still running? Re-run the cell.`));
-      }, timeoutMs);
+      };
+      const timer = setTimeout(expire, timeoutMs);
       this.pending.set(id, { resolve: resolve as (r: Response<unknown>) => void, reject, timer });
       this.model.send({ type: "request", id, method, params });
     });

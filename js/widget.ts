@@ -3,7 +3,7 @@ import type { AnyModel, Render } from "@anywidget/types";
 import { assetTransfers, getAssets } from "./assets";
 import { KernelChannel } from "./channel";
 import { InspectorPanel, type InspectorHeader } from "./inspector";
-import { lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
+import { kernelOf, lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
 import { isDisplayed, RENDER_BUDGET_MS, renderDeadline } from "./render-deadline";
 import { followHostTheme } from "./theme";
 import { ReplayModel, type Recording } from "./offline";
@@ -53,7 +53,8 @@ function drawTimeout(frame: ViewerFrame): Error {
 const render: Render<ExplorerModel> = ({ model, el }) => {
   const view = new WidgetView(el, model.get("height"));
   const stopTheme = followHostTheme(view.root); // the viewer frames inherit the root's color-scheme
-  const channel = new KernelChannel(model);
+  // Requests queue behind running cells: a busy kernel is waited for, not reported as gone.
+  const channel = new KernelChannel(model, () => kernelOf(model.widget_manager)?.status === "busy");
   const isDiff = model.get("_kind") === "diff";
   // A diff shows the selected node of each capture, one above the other.
   // A diff inspects the selection in capture a, in capture b, and what changed between them.

@@ -46,3 +46,16 @@ def hostile_names() -> nn.Module:
     model.add_module('<script>alert("x")</script>', nn.Linear(4, 4))
     model.add_module('it\'s %s / \x01 "q" </script><!--', evil())
     return model
+
+
+class Chain(nn.Module):
+    """``2 * steps`` elementwise ops in one flat layer: the shape of a very long, structureless trace."""
+
+    def __init__(self, steps: int) -> None:
+        super().__init__()
+        self.steps = steps
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for _ in range(self.steps):
+            x = x * 1.0001 + 0.001
+        return x

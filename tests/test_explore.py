@@ -238,3 +238,31 @@ def test_saved_widget_state_holds_no_assets_or_graph(gpt2_log):
     state = widget.get_state()
     state.pop("_esm", None)  # the widget's own code (tens of KB), not the viewer or the graph
     assert len(json.dumps(state, default=str)) < 2_000
+
+
+def test_wide_layers_are_split_into_sub_layers_model_explorer_can_lay_out():
+    from models import Chain
+
+    from torchlens_widgets._payload import model_explorer_payload, split_wide_layers, validate
+
+    log = tl.trace(Chain(5), torch.randn(3))  # 10 ops in one layer
+    collection = tl.export.to_model_explorer_dict(log)
+    nodes = collection["graphs"][0]["nodes"]
+    chain = [node for node in nodes if node["label"] in ("__mul__", "__add__")]
+    namespace = chain[0]["namespace"]
+    assert len(chain) == 10 and {node["namespace"] for node in chain} == {namespace}
+    split = split_wide_layers(collection, limit=4)
+    moved = [node for node in split["graphs"][0]["nodes"] if node["label"] in ("__mul__", "__add__")]
+    prefix = f"{namespace}/" if namespace else ""
+    expected = [f"{prefix}ops 1-4"] * 4 + [f"{prefix}ops 5-8"] * 4 + [f"{prefix}ops 9-10"] * 2
+    assert [node["namespace"] for node in moved] == expected  # in execution order
+
+    # Only namespaces change, and the result is still a payload torchlens' strict validator accepts.
+    def without_namespace(graph):
+        return [{key: value for key, value in node.items() if key != "namespace"} for node in graph["nodes"]]
+
+    assert without_namespace(split["graphs"][0]) == without_namespace(collection["graphs"][0])
+    validate(split)
+    assert split_wide_layers(collection)["graphs"][0] is collection["graphs"][0]  # narrow enough: as is
+    # The widget's payload is split at Model Explorer's own threshold (1,000 children).
+    assert model_explorer_payload(log).collection["graphs"][0]["nodes"] == nodes

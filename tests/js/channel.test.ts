@@ -89,3 +89,31 @@ describe("KernelChannel.close", () => {
     expect(model.sent).toHaveLength(1); // nothing more is sent into a dead comm
   });
 });
+
+describe("KernelChannel with a busy kernel", () => {
+  it("keeps waiting while the kernel runs cells, and times out once it is idle", async () => {
+    vi.useFakeTimers();
+    const model = new FakeModel();
+    let busy = true;
+    const channel = new KernelChannel(model, () => busy);
+    let failed: unknown = null;
+    const pending = channel.request("assets", {}, 1_000).catch((error) => (failed = error));
+    await vi.advanceTimersByTimeAsync(10_000); // ten time-outs' worth behind a long cell
+    expect(failed).toBeNull();
+    busy = false;
+    await vi.advanceTimersByTimeAsync(1_000);
+    await pending;
+    expect(String(failed)).toContain("did not answer 'assets'");
+  });
+
+  it("still gets the answer that arrives after a long wait", async () => {
+    vi.useFakeTimers();
+    const model = new FakeModel();
+    const channel = new KernelChannel(model, () => true);
+    const pending = channel.request<string>("graph", {}, 1_000);
+    await vi.advanceTimersByTimeAsync(5_000);
+    const { id } = model.sent[0] as { id: number };
+    model.reply({ type: "response", id, ok: true, result: "late but fine" });
+    expect((await pending).result).toBe("late but fine");
+  });
+});
