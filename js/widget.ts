@@ -46,7 +46,8 @@ function nodeCount(info: ExplorerModel["_graph_info"]): number {
 function drawTimeout(frame: ViewerFrame): Error {
   const reasons = frame.startupErrors.length ? `\nThe viewer reported: ${frame.startupErrors.join("; ")}` : "";
   const title = VIEWER_TITLES[frame.viewer] ?? frame.viewer;
-  const hint = frame.viewer === "model-explorer" ? " (it needs WebGL in this browser)" : "";
+  // Without a reported error the likeliest cause is no WebGL; with one, the error says more.
+  const hint = frame.viewer === "model-explorer" && !frame.startupErrors.length ? " (it needs WebGL in this browser)" : "";
   return new Error(`${title} did not draw the graph within ${RENDER_BUDGET_MS / 1000} s on screen${hint}.${reasons}`);
 }
 
