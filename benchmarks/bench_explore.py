@@ -1,16 +1,24 @@
-"""Benchmark: explore() in a real JupyterLab + headless Chromium, on GPT-2 (random weights).
+"""Benchmark: explore() in a real JupyterLab + headless Chromium, on five traces, in one run.
 
-Prints one table, for one run on this machine:
-  - explore() in Python against the bare torchlens export it wraps;
-  - Model Explorer: cell execution -> rendered graph, first widget on the page (assets cross the
-    channel) and a later one (assets cached); the bytes each widget sent;
-  - a click in the viewer -> kernel (on_select fired) -> back in the browser (status line updated);
-  - Netron: cell execution -> rendered graph at each granularity, inline, against the same artifact
-    served by Netron's own package (netron.serve) and opened in a plain page; asset bytes.
+    .venv/bin/python benchmarks/bench_explore.py            # the full matrix, 3 repeats (~20 min, 2 CPUs)
+    .venv/bin/python benchmarks/bench_explore.py --quick    # 1 repeat, fewer clicks (~10 min)
+    .venv/bin/python benchmarks/bench_explore.py --cases gpt2,bert --repeat 5
 
-    .venv/bin/python benchmarks/bench_explore.py [--repeat 3]
+Cases (benchmarks/bench_models.py; transformers models from configs, random weights, nothing
+downloaded): GPT-2 small, BERT base, ViT base, GPT-2 with 48 layers (64 wide), a synthetic
+10,000-op trace. For each, in a kernel of its own:
 
-Figures, not assertions: nothing here fails on a slow machine.
+  - Python: explore() against the bare torchlens export it wraps (both viewers), best of 3;
+  - cell execution -> graph rendered inline (first widget on a fresh page, where the viewer's assets
+    cross the widget channel, and a later one), against the same graph in the same viewer served by
+    its own package (Model Explorer's server from ai-edge-model-explorer, netron.serve) and opened in
+    a plain page (navigation -> rendered);
+  - bytes: over the widget channel for the first and a later widget; HTTP bodies of the served page;
+  - a click in the viewer -> on_select in the kernel -> status line updated in the browser;
+  - kernel memory held per widget (tracemalloc and resident set), against the bare export.
+
+Prints one table (medians; ratios inline/served and explore/export), and progress on stderr.
+Figures, not assertions: nothing here fails on a slow machine; a step that fails prints why.
 """
 
 from __future__ import annotations
@@ -19,47 +27,48 @@ import argparse
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 
-from harness import CHROMIUM, CHROMIUM_ARGS, JupyterServer, KernelAccess, is_loopback_url, open_notebook
+from bench_models import CASES
+from harness import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    JupyterServer,
+    KernelAccess,
+    free_port,
+    is_loopback_url,
+    open_notebook,
+)
 
-SETUP = """import gzip, time, torch, torchlens as tl, torchlens_widgets as tlw
-from transformers import GPT2Config, GPT2LMHeadModel
-from torchlens_widgets._netron import netron_artifact
-torch.manual_seed(0)
-model = GPT2LMHeadModel(GPT2Config(n_layer=12, n_embd=768, n_head=12)).eval()
+BENCHMARKS = Path(__file__).resolve().parent  # bench_models and bench_kernel, for the kernel too
+RENDER_TIMEOUT_MS = 300_000
+
+SETUP = """import sys, time, torch, torchlens as tl, torchlens_widgets as tlw
+sys.path.insert(0, {benchmarks!r})
+from bench_kernel import best_ms, explored, held_mb, netron_export, shown, write_served_files
+from bench_models import build
+model, x = build({case!r})
 with torch.no_grad():
-    log = tl.trace(model, torch.randint(0, 50257, (1, 16)))
-clicks = []
-started = {}
-
-def best_ms(function, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - t)
-    return min(times) * 1000"""
-
-GRANULARITIES = ("module", "op", "rolled")
-SERVE = False  # --serve
+    log = tl.trace(model, x)
+clicks, started = [], {{}}"""
 
 
 def widget_cell(key: str, call: str) -> str:
     return f"started[{key!r}] = time.time()\n{key} = {call}\n{key}"
 
 
-CELLS = [
-    SETUP,
-    widget_cell("me", "tlw.explore(log)"),
-    *(widget_cell(f"n_{g}", f"tlw.explore(log, viewer='netron', granularity={g!r})") for g in GRANULARITIES),
-]
+CELLS = [widget_cell("me", "tlw.explore(log)"), widget_cell("nt", "tlw.explore(log, viewer='netron')")]
+ME_CELL, NETRON_CELL = 0, 1
 
 RUN_CELL = """i => {
   const notebook = window.jupyterapp.shell.currentWidget.content;
@@ -81,206 +90,550 @@ FORGET_TIMINGS = """i => {
   if (root) root.parentElement.dataset.renderedAt = '';
 }"""
 
-WATCH_CLICKS = """() => {
+# Selection messages the viewer frame posts to the page (heard in the capture phase, before the
+# widget's own listener forwards them to the kernel), and the status line of the widget in cell i.
+WATCH_CLICKS = """([i, command]) => {
   window.__clickAt = [];
   window.addEventListener('message', (e) => {
-    if (e.data && e.data.cmd === 'model-explorer-node-selected') window.__clickAt.push(Date.now());
-  });
+    if (e.data && e.data.cmd === command) window.__clickAt.push(Date.now());
+  }, true);
   window.__backAt = [];
-  const status = document.querySelector('.tlw-status');
+  const status = document.querySelectorAll('.jp-Notebook .jp-Cell')[i].querySelector('.tlw-status');
   new MutationObserver(() => window.__backAt.push([Date.now(), status.textContent]))
     .observe(status, {childList: true, characterData: true, subtree: true});
 }"""
 
-WATCH_NETRON = """new MutationObserver((_, observer) => {
-  if (document.querySelector('#canvas g.node')) { window.__tlwDrawnAt = Date.now(); observer.disconnect(); }
-}).observe(document, {childList: true, subtree: true});"""
+BACK_AT = """([label, after]) =>
+  (window.__backAt.find(([at, text]) => at >= after && text.includes('selected ' + label)) || [null])[0]"""
 
-BACK_AT = "l => (window.__backAt.find(([, text]) => text.includes('selected ' + l)) || [null])[0]"
+# In the served pages (init scripts, polled over CDP: Netron's browser.js replaces window.eval, which
+# Playwright's own evaluate relies on). Model Explorer: the same test the widget's frame shim uses.
+ME_RENDERED = """(() => { const poll = setInterval(() => {
+  const canvas = document.querySelector('webgl-renderer canvas');
+  if (canvas && canvas.width > 0 && !document.querySelector('mat-spinner')) {
+    window.__renderedAt = Date.now(); clearInterval(poll);
+  }
+}, 50); })();"""
+# Netron: nodes exist (invisible) while it measures them; laid out, they have a position, and the page
+# leaves its "welcome spinner" state (what view.open() awaits in the widget's frame).
+NETRON_RENDERED = """(() => { const poll = setInterval(() => {
+  if (document.body.classList.contains('default') && document.querySelector('#canvas g.node[transform]')) {
+    window.__renderedAt = Date.now(); clearInterval(poll);
+  }
+}, 50); })();"""
+
+NOTES = """\
+- inline, cell -> rendered: from the cell's first line (so explore() included) to the graph drawn in the
+  page; "graph in page -> drawn" is the browser's part once assets and graph arrived. Every repeat opens
+  a fresh page, so the first widget's viewer assets cross the widget channel each time.
+- served, page -> rendered: a fresh browser context (empty cache) opens the page of a server already
+  running on a file already written; "export + ..." adds the bare torchlens export (and for Model
+  Explorer its server's start). Netron's page gets a consent cookie (a returning visitor), and does not
+  load torchlens' metrics companion, which the widget does.
+- rendered: Model Explorer's WebGL canvas drawn with no spinner left (the widget's frame uses the same
+  test); Netron: nodes laid out and the page out of its spinner state.
+- bytes: widget = buffers over the widget channel (gzip); served = HTTP response bodies of the page.
+- click -> browser status: a search result Alt+clicked in Model Explorer (a root-graph box in Netron),
+  until the status line shows the label the kernel sent back. Model Explorer's frame runs on the
+  page's main thread, and its work after a click delays the status line.
+- memory: per widget (its graph answered once, as when displayed), several alive at once, after one
+  made and dropped (one-time caches not counted); tracemalloc = Python heap, RSS = resident growth.
+- requests off this machine: none are let out; the served pages' are answered empty in the browser."""
+
+# ----- results -------------------------------------------------------------------------------------
+
+# Rows of the table: key, title, unit ("ms", "MB", "B", "n", "x" for a ratio of two other rows).
+ROWS: list[tuple[str, str, str]] = [
+    ("nodes_me", "nodes: Model Explorer execution graph", "n"),
+    ("nodes_netron", "nodes: Netron, module granularity", "n"),
+    ("py_me", "Python: explore(log), ms", "ms"),
+    ("py_me_export", "Python: tl.export.to_model_explorer_dict, ms", "ms"),
+    ("py_me_ratio", "  ratio explore / export", "x"),
+    ("py_netron", "Python: explore(log, viewer='netron'), ms", "ms"),
+    ("py_netron_export", "Python: tl.export.netron(path), ms", "ms"),
+    ("py_netron_ratio", "  ratio explore / export", "x"),
+    ("me_first", "ME inline: cell -> rendered, first widget, ms", "ms"),
+    ("me_first_browser", "  of which graph in page -> drawn", "ms"),
+    ("me_later", "ME inline: cell -> rendered, later widget, ms", "ms"),
+    ("me_later_browser", "  of which graph in page -> drawn", "ms"),
+    ("me_served", "ME served (model-explorer): page -> rendered, ms", "ms"),
+    ("me_first_ratio", "  ratio first widget / served page", "x"),
+    ("me_later_ratio", "  ratio later widget / served page", "x"),
+    ("me_server_start", "ME served: server start, ms", "ms"),
+    ("me_served_total", "ME served: export + server start + page, ms", "ms"),
+    ("me_total_ratio", "  ratio first widget / export + server + page", "x"),
+    ("netron_first", "Netron inline: cell -> rendered, first widget, ms", "ms"),
+    ("netron_first_browser", "  of which graph in page -> drawn", "ms"),
+    ("netron_later", "Netron inline: cell -> rendered, later widget, ms", "ms"),
+    ("netron_later_browser", "  of which graph in page -> drawn", "ms"),
+    ("netron_served", "Netron served (netron.serve): page -> rendered, ms", "ms"),
+    ("netron_first_ratio", "  ratio first widget / served page", "x"),
+    ("netron_later_ratio", "  ratio later widget / served page", "x"),
+    ("netron_served_total", "Netron served: export + page, ms", "ms"),
+    ("netron_total_ratio", "  ratio first widget / export + page", "x"),
+    ("me_bytes_first", "ME bytes: first widget (assets + graph, gzip)", "B"),
+    ("me_bytes_later", "ME bytes: later widget (graph, gzip)", "B"),
+    ("me_bytes_served", "ME bytes: served page (HTTP bodies)", "B"),
+    ("me_bytes_ratio", "  ratio first widget / served page", "x"),
+    ("netron_bytes_first", "Netron bytes: first widget (assets + graph)", "B"),
+    ("netron_bytes_later", "Netron bytes: later widget (graph)", "B"),
+    ("netron_bytes_served", "Netron bytes: served page (HTTP bodies)", "B"),
+    ("netron_bytes_ratio", "  ratio first widget / served page", "x"),
+    ("me_click_kernel", "ME click -> kernel on_select, ms", "ms"),
+    ("me_click_round", "ME click -> kernel -> browser status, ms", "ms"),
+    ("netron_click_kernel", "Netron click -> kernel on_select, ms", "ms"),
+    ("netron_click_round", "Netron click -> kernel -> browser status, ms", "ms"),
+    ("mem_me", "kernel memory per ME widget, MB (tracemalloc)", "MB"),
+    ("mem_me_rss", "kernel memory per ME widget, MB (RSS growth)", "MB"),
+    ("mem_me_export", "kernel memory per bare export dict, MB (tracemalloc)", "MB"),
+    ("mem_me_ratio", "  ratio ME widget / export dict", "x"),
+    ("mem_netron", "kernel memory per Netron widget, MB (tracemalloc)", "MB"),
+    ("mem_netron_rss", "kernel memory per Netron widget, MB (RSS growth)", "MB"),
+    ("offline", "requests off this machine: notebook / ME page / Netron page", "n"),
+]
+
+RATIOS = {
+    "py_me_ratio": ("py_me", "py_me_export"),
+    "py_netron_ratio": ("py_netron", "py_netron_export"),
+    "me_first_ratio": ("me_first", "me_served"),
+    "me_later_ratio": ("me_later", "me_served"),
+    "netron_first_ratio": ("netron_first", "netron_served"),
+    "netron_later_ratio": ("netron_later", "netron_served"),
+    "me_bytes_ratio": ("me_bytes_first", "me_bytes_served"),
+    "netron_bytes_ratio": ("netron_bytes_first", "netron_bytes_served"),
+    "mem_me_ratio": ("mem_me", "mem_me_export"),
+    "me_total_ratio": ("me_first", "me_served_total"),
+    "netron_total_ratio": ("netron_first", "netron_served_total"),
+}
+# What inline() measures: cell -> rendered (and its browser part), bytes sent, per viewer and order.
+INLINE_ROWS = tuple(
+    f"{viewer}_{measure}{order}{part}"
+    for viewer in ("me", "netron")
+    for order in ("first", "later")
+    for measure, part in (("", ""), ("", "_browser"), ("bytes_", ""))
+)
+# The served viewers end to end, from a trace in the kernel (netron.serve starts in-process at once).
+SUMS = {
+    "me_served_total": ("py_me_export", "me_server_start", "me_served"),
+    "netron_served_total": ("py_netron_export", "netron_served"),
+}
 
 
+@dataclass
+class Results:
+    """Values by row key and case: a number, a list of samples (shown as their median), or text."""
+
+    values: dict[str, dict[str, float | list[float] | str]] = field(default_factory=dict)
+
+    def put(self, row: str, case: str, value: float | list[float] | str) -> None:
+        self.values.setdefault(row, {})[case] = value
+        log(f"  {case} {row}: {describe(value)}")
+
+    def number(self, row: str, case: str) -> float | None:
+        if row in SUMS:
+            parts = [self.number(key, case) for key in SUMS[row]]
+            return None if None in parts else sum(p for p in parts if p is not None)
+        if row in RATIOS:
+            top, bottom = (self.number(key, case) for key in RATIOS[row])
+            return top / bottom if top is not None and bottom else None
+        value = self.values.get(row, {}).get(case)
+        if isinstance(value, list):
+            return statistics.median(value) if value else None
+        return float(value) if isinstance(value, int | float) else None
+
+    def cell(self, row: str, unit: str, case: str) -> str:
+        value = self.values.get(row, {}).get(case)
+        if isinstance(value, str):
+            return value
+        number = self.number(row, case)
+        if number is None:
+            return "-"
+        return {"x": f"{number:.2f}x", "MB": f"{number:,.1f}"}.get(unit, f"{number:,.0f}")
+
+
+def describe(value: float | list[float] | str) -> str:
+    if isinstance(value, list):
+        return ", ".join(f"{v:.0f}" for v in value)
+    return str(value)
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+@contextmanager
+def step(results: Results, case: str, rows: tuple[str, ...]) -> Iterator[None]:
+    """Runs a measurement; if it fails, its rows say why instead of stopping the run."""
+    try:
+        yield
+    except Exception as error:  # a figure missing, not a run lost
+        reason = f"failed: {type(error).__name__}"
+        log(f"  {case} {rows}: {reason}: {str(error)[:300]}")
+        for row in rows:
+            results.values.setdefault(row, {}).setdefault(case, reason)
+
+
+# ----- the notebook ---------------------------------------------------------------------------------
+
+
+@dataclass
 class Notebook:
-    def __init__(self, page: Any, kernel: KernelAccess) -> None:
-        self.page = page
-        self.kernel = kernel
+    page: Any
+    kernel: KernelAccess
 
-    def cell_to_render_ms(self, cell: int, key: str) -> float:
-        """Runs ``cell`` from the page; ms from the cell's first line to the graph drawn."""
+    def cell_to_render_ms(self, cell: int, key: str) -> tuple[float, float]:
+        """Runs ``cell`` from the page: ms from the cell's first line to the graph drawn, and the part of
+        that spent in the browser once the viewer's assets and graph were in the page."""
         self.page.evaluate(FORGET_TIMINGS, cell)
         self.page.evaluate(RUN_CELL, cell)
-        timings = self.page.wait_for_function(WIDGET_TIMINGS, arg=cell, timeout=300_000).json_value()
+        timings = self.page.wait_for_function(
+            WIDGET_TIMINGS, arg=cell, timeout=RENDER_TIMEOUT_MS
+        ).json_value()
         if "error" in timings:
             raise RuntimeError(timings["error"])
-        return float(timings["renderedAt"]) - self.kernel.value(f"started[{key!r}]") * 1000
+        total = float(timings["renderedAt"]) - self.kernel.value(f"started[{key!r}]") * 1000
+        return total, float(timings["renderMs"])
 
 
-def summary(values: list[float]) -> str:
-    listed = ", ".join(f"{v:.0f}" for v in values)
-    return f"{statistics.median(values):.0f} ms (median of {len(values)}: {listed})"
+def python_side(results: Results, case: str, kernel: KernelAccess, repeat: int) -> None:
+    kernel.run("_me = tlw.explore(log); _nt = tlw.explore(log, viewer='netron')", timeout=900)
+    results.put("nodes_me", case, kernel.value("_me._source.payload.graph_sizes['00-execution']"))
+    results.put("nodes_netron", case, kernel.value("len(_nt._source.index)"))
+    kernel.run("_me.close(); _nt.close(); del _me, _nt")
+    timed = {
+        "py_me": "explored(log)",
+        "py_me_export": "tl.export.to_model_explorer_dict(log)",
+        "py_netron": "explored(log, viewer='netron')",
+        "py_netron_export": "netron_export(log)",
+    }
+    for row, call in timed.items():
+        results.put(row, case, kernel.value(f"best_ms(lambda: {call}, {repeat})", timeout=1800))
 
 
-def click_round_trips(page: Any, kernel: KernelAccess, count: int) -> tuple[list[float], list[float]]:
-    """Alt+click nodes in Model Explorer's search results: message -> kernel -> browser, in ms."""
-    kernel.run("me.on_select(lambda record: clicks.append(time.time()))")
-    page.evaluate(WATCH_CLICKS)
-    frame = page.locator("iframe.tlw-frame").first.content_frame
-    nodes = "me._source.payload.collection['graphs'][0]['nodes']"
-    labels = kernel.value(
-        f"[a['value'] for n in {nodes}[100:] for a in n['attrs'] if a['key'] == 'torchlens_label']"
-    )
+def kernel_memory(results: Results, case: str, kernel: KernelAccess, count: int) -> None:
+    made = {
+        ("mem_me", "mem_me_rss"): "shown(tlw.explore(log))",
+        ("mem_netron", "mem_netron_rss"): "shown(tlw.explore(log, viewer='netron'))",
+        ("mem_me_export", ""): "tl.export.to_model_explorer_dict(log)",
+    }
+    for (traced_row, rss_row), make in made.items():
+        traced, rss = kernel.value(f"held_mb(lambda: {make}, {count})", timeout=1800)
+        results.put(traced_row, case, traced)
+        if rss_row:
+            results.put(rss_row, case, rss)
+
+
+def inline(
+    results: Results, case: str, notebook: Notebook, server: JupyterServer, name: str, repeat: int
+) -> None:
+    """Each repeat on a fresh page (its asset cache empty): each viewer's cell twice, first and later."""
+    samples: dict[str, list[float]] = {}
+    kernel = notebook.kernel
+    for attempt in range(repeat):
+        if attempt:
+            open_notebook(notebook.page, server, name)
+        for viewer, cell, key in (("me", ME_CELL, "me"), ("netron", NETRON_CELL, "nt")):
+            for order in ("first", "later"):
+                total, browser = notebook.cell_to_render_ms(cell, key)
+                samples.setdefault(f"{viewer}_{order}", []).append(total)
+                samples.setdefault(f"{viewer}_{order}_browser", []).append(browser)
+                results.values.setdefault(f"{viewer}_bytes_{order}", {})[case] = kernel.value(
+                    f"{key}.bytes_sent"
+                )
+    for row, values in samples.items():
+        results.put(row, case, values)
+
+
+def click_round_trips(
+    notebook: Notebook, cell: int, command: str, key: str, targets: list[tuple[str, str]], count: int
+) -> tuple[list[float], list[float]]:
+    """Clicks ``targets`` ((selector in the frame, node label) pairs) in turn: ms to kernel, and back."""
+    page, kernel = notebook.page, notebook.kernel
+    kernel.run(f"{key}.on_select(lambda record: clicks.append(time.time()))")
+    page.evaluate(WATCH_CLICKS, [cell, command])
+    frame = page.locator(".jp-Notebook .jp-Cell").nth(cell).locator("iframe.tlw-frame").content_frame
     to_kernel, round_trip = [], []
-    for label in labels[:count]:
-        node_id = kernel.value(f"me._source.index.id_of_label({label!r})")
-        frame.locator('search-bar input[placeholder="Search nodes/layers by regex"]').fill(
-            f"^torchlens_label={label}$".replace("(", r"\(").replace(")", r"\)")
-        )
-        result = frame.locator(f'search-bar mat-tree-node[data-id="{node_id}"] .edge-node')
-        result.wait_for(timeout=30_000)
+    for i in range(count):
+        target, label = targets[i % len(targets)]
         before = kernel.value("len(clicks)")
-        result.click(modifiers=["Alt"])
-        page.wait_for_function(f"() => ({BACK_AT})({label!r}) !== null", timeout=30_000)
+        clicked_after = page.evaluate("Date.now()")
+        click = frame.locator(target).first
+        if key == "me":  # found through Model Explorer's search bar, Alt+click selects without zooming
+            frame.locator('search-bar input[placeholder="Search nodes/layers by regex"]').fill(
+                f"^torchlens_label={label}$".replace("(", r"\(").replace(")", r"\)")
+            )
+            click.wait_for(timeout=30_000)
+            click.click(modifiers=["Alt"])
+        else:
+            click.click()
         kernel.wait_for(f"len(clicks) > {before}", True, timeout=30)
+        page.wait_for_function(f"() => ({BACK_AT})([{label!r}, {clicked_after}]) !== null", timeout=30_000)
         clicked = page.evaluate("window.__clickAt[window.__clickAt.length - 1]")
         to_kernel.append(kernel.value("clicks[-1]") * 1000 - clicked)
-        round_trip.append(page.evaluate(BACK_AT, label) - clicked)
+        round_trip.append(page.evaluate(BACK_AT, [label, clicked_after]) - clicked)
     return to_kernel, round_trip
 
 
-def netron_serve_ms(browser: Any, kernel: KernelAccess, granularity: str, repeat: int) -> list[float] | str:
-    """The same artifact served by netron.serve and opened in a plain page: navigation -> drawn.
+def me_click_targets(kernel: KernelAccess, count: int) -> list[tuple[str, str]]:
+    """Nodes from the second half of the execution graph: their search result, their label."""
+    nodes = "me._source.payload.collection['graphs'][0]['nodes']"
+    labels = kernel.value(
+        f"[a['value'] for n in {nodes}[len({nodes}) // 2:] for a in n['attrs'] "
+        "if a['key'] == 'torchlens_label']"
+    )[:count]
+    ids = [kernel.value(f"me._source.index.id_of_label({label!r})") for label in labels]
+    return [
+        (f'search-bar mat-tree-node[data-id="{i}"] .edge-node', label)
+        for i, label in zip(ids, labels, strict=True)
+    ]
 
-    Returns the timings, or why there are none (the served page did not draw within a minute).
-    """
+
+def netron_click_targets(kernel: KernelAccess) -> list[tuple[str, str]]:
+    """Two boxes of the root graph (module calls first), clicked in turn: a repeat is no new selection."""
+    entries = kernel.value(
+        "sorted(((not e.module_address, e.node_id, e.label) for e in nt._source.index if not e.graph))[:2]"
+    )
+    return [(f'g.node[id="node-name-{node_id}"] .node-item-type', label) for _, node_id, label in entries]
+
+
+def clicks(results: Results, case: str, notebook: Notebook, count: int) -> None:
+    kernel = notebook.kernel
+    with step(results, case, ("me_click_kernel", "me_click_round")):
+        me = click_round_trips(
+            notebook, ME_CELL, "model-explorer-node-selected", "me", me_click_targets(kernel, count), count
+        )
+        results.put("me_click_kernel", case, me[0])
+        results.put("me_click_round", case, me[1])
+    with step(results, case, ("netron_click_kernel", "netron_click_round")):
+        targets = netron_click_targets(kernel)
+        netron = click_round_trips(notebook, NETRON_CELL, "tlw-netron-selected", "nt", targets, count)
+        results.put("netron_click_kernel", case, netron[0])
+        results.put("netron_click_round", case, netron[1])
+
+
+# ----- the viewers served by their own packages ----------------------------------------------------
+
+
+@dataclass
+class PageLoad:
+    ms: float
+    body_bytes: int
+    off_machine: int
+
+
+def plain_page_load(browser: Any, url: str, watch: str, *, consent_cookie: bool = False) -> PageLoad:
+    """Opens ``url`` in a fresh context (empty cache): navigation -> ``watch`` sets __renderedAt."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        if consent_cookie:  # Netron asks a first-time visitor to accept cookies before it opens anything
+            context.add_cookies([{"name": "consent", "value": str(int(time.time() * 1000)), "url": url}])
+        page = context.new_page()
+        page.add_init_script(watch)
+        off_machine: list[str] = []
+        # Both apps ask the internet for something (fonts; consent, analytics): answered at once, empty.
+        page.route(
+            lambda address: not is_loopback_url(address),
+            lambda route: (off_machine.append(route.request.url), route.fulfill(status=200, body="{}")),
+        )
+        finished: list[Any] = []
+        page.on("requestfinished", lambda request: finished.append(request))
+        cdp = context.new_cdp_session(page)
+        started = time.time() * 1000
+        page.goto(url)
+        rendered = 0.0
+        deadline = time.monotonic() + RENDER_TIMEOUT_MS / 1000
+        while not rendered:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{url} not rendered within {RENDER_TIMEOUT_MS / 1000:.0f} s")
+            answer = cdp.send(
+                "Runtime.evaluate", {"expression": "window.__renderedAt || 0", "returnByValue": True}
+            )
+            rendered = float(answer["result"]["value"])
+            time.sleep(0.05)
+        body = sum(
+            request.sizes()["responseBodySize"] for request in finished if is_loopback_url(request.url)
+        )
+        return PageLoad(rendered - started, body, len(off_machine))
+    finally:
+        context.close()
+
+
+@contextmanager
+def model_explorer_server(graph: str, folder: str) -> Iterator[tuple[str, float]]:
+    """``model-explorer <graph.json>`` on 127.0.0.1: (the page URL it prints, ms to start serving)."""
+    port = free_port()
+    command = [sys.executable, "-m", "model_explorer", graph, "--host=127.0.0.1", f"--port={port}"]
+    # Its version check (PyPI, GitHub) gets a dead proxy: nothing leaves the machine, nothing waits.
+    dead = "http://127.0.0.1:9"
+    env = {**os.environ, "HTTP_PROXY": dead, "HTTPS_PROXY": dead, "NO_PROXY": "127.0.0.1,localhost"}
+    output = Path(folder) / "model-explorer.log"
+    started = time.monotonic()
+    with output.open("wb") as sink:
+        process = subprocess.Popen(
+            [*command, "--no_open_in_browser"], env=env, stdout=sink, stderr=subprocess.STDOUT
+        )
+    try:
+        prefix = f"http://127.0.0.1:{port}/"
+        url = ""
+        while not url:
+            if process.poll() is not None or time.monotonic() - started > 120:
+                raise RuntimeError(f"model-explorer did not serve: {output.read_text()[-1000:]}")
+            url = next((line for line in output.read_text().splitlines() if line.startswith(prefix)), "")
+            time.sleep(0.05)
+        yield url, (time.monotonic() - started) * 1000
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def served(results: Results, case: str, browser: Any, kernel: KernelAccess, repeat: int) -> list[int]:
+    """Both viewers' own servers on the same graphs; returns off-machine request counts (ME, Netron)."""
     import netron
 
+    offline = [0, 0]
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / f"gpt2-{granularity}.onnx.json"
-        kernel.run(
-            f"open({str(path)!r}, 'wb').write(gzip.decompress(netron_artifact(log, {granularity!r}).wire[0]))"
-        )
-        address = netron.serve(str(path), None, address=("127.0.0.1", 0), browse=False)
-        times: list[float] = []
-        try:
-            for _ in range(repeat):
-                context = browser.new_context(viewport={"width": 1400, "height": 1000})
-                page = context.new_page()
-                # Netron's browser.js replaces window.eval, which Playwright's own probes use: watch from
-                # an init script and read the result over CDP instead.
-                page.add_init_script(WATCH_NETRON)
-                cdp = context.new_cdp_session(page)
-                # Netron's own page asks the internet (consent, analytics): answered at once, empty.
-                page.route(
-                    lambda url: not is_loopback_url(url), lambda route: route.fulfill(status=200, body="{}")
-                )
-                started = time.time() * 1000
-                page.goto(f"http://{address[0]}:{address[1]}/")
-                drawn = 0.0
-                deadline = time.monotonic() + 60
-                while not drawn and time.monotonic() < deadline:
-                    answer = cdp.send(
-                        "Runtime.evaluate", {"expression": "window.__tlwDrawnAt || 0", "returnByValue": True}
-                    )
-                    drawn = float(answer["result"]["value"])
-                    time.sleep(0.05)
-                context.close()
-                if not drawn:
-                    return "not drawn within 60 s"
-                times.append(drawn - started)
-        finally:
-            netron.stop(address)
-    return times
+        me_path, netron_path = kernel.value(f"write_served_files(log, {folder!r})", timeout=900)
+        with step(results, case, ("me_served", "me_server_start", "me_bytes_served")):
+            with model_explorer_server(me_path, folder) as (url, start_ms):
+                results.put("me_server_start", case, start_ms)
+                loads = [plain_page_load(browser, url, ME_RENDERED) for _ in range(repeat)]
+            results.put("me_served", case, [load.ms for load in loads])
+            results.put("me_bytes_served", case, loads[-1].body_bytes)
+            offline[0] = loads[-1].off_machine
+        with step(results, case, ("netron_served", "netron_bytes_served")):
+            address = netron.serve(netron_path, None, address=("127.0.0.1", 0), browse=False)
+            try:
+                url = f"http://{address[0]}:{address[1]}/"
+                loads = [
+                    plain_page_load(browser, url, NETRON_RENDERED, consent_cookie=True) for _ in range(repeat)
+                ]
+            finally:
+                netron.stop(address)
+            results.put("netron_served", case, [load.ms for load in loads])
+            results.put("netron_bytes_served", case, loads[-1].body_bytes)
+            offline[1] = loads[-1].off_machine
+    return offline
 
 
-def run(repeat: int) -> list[tuple[str, str]]:
+# ----- one case, all cases --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Settings:
+    repeat: int
+    clicks: int
+    widgets: int  # alive at once when measuring kernel memory
+
+
+def run_case(case: str, settings: Settings, server: JupyterServer, browser: Any, results: Results) -> None:
+    started = time.monotonic()
+    log(f"{case}: {CASES[case].description}")
+    name = server.write_notebook(f"bench-{case}.ipynb", CELLS)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    requests: list[str] = []
+    context.on("request", lambda request: requests.append(request.url))
+    kernel: KernelAccess | None = None
+    try:
+        page = context.new_page()
+        open_notebook(page, server, name)
+        kernel = server.kernel_for(name)
+        kernel.run(SETUP.format(benchmarks=str(BENCHMARKS), case=case), timeout=1800)
+        log(f"  {case}: traced in {time.monotonic() - started:.0f} s")
+        notebook = Notebook(page, kernel)
+        with step(
+            results,
+            case,
+            ("nodes_me", "nodes_netron", "py_me", "py_me_export", "py_netron", "py_netron_export"),
+        ):
+            python_side(results, case, kernel, settings.repeat)
+        with step(results, case, ("mem_me", "mem_me_rss", "mem_me_export", "mem_netron", "mem_netron_rss")):
+            kernel_memory(results, case, kernel, settings.widgets)
+        with step(results, case, INLINE_ROWS):
+            inline(results, case, notebook, server, name, settings.repeat)
+            clicks(results, case, notebook, settings.clicks)
+        off_notebook = len({url for url in requests if not is_loopback_url(url)})
+        off_me, off_netron = served(results, case, browser, kernel, settings.repeat)
+        results.put("offline", case, f"{off_notebook} / {off_me} / {off_netron}")
+    finally:
+        if kernel is not None:
+            kernel.close()
+        context.close()
+        for session in server.api("GET", "/api/sessions"):  # this case's kernel: its memory back
+            if session.get("path") == name:
+                server.api("DELETE", f"/api/sessions/{session['id']}")
+    log(f"{case}: done in {time.monotonic() - started:.0f} s")
+
+
+def run(cases: list[str], settings: Settings) -> Results:
     from playwright.sync_api import sync_playwright
 
-    rows: list[tuple[str, str]] = []
+    results = Results()
     with tempfile.TemporaryDirectory() as root, sync_playwright() as playwright:
         server = JupyterServer(Path(root)).start()
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            notebook = server.write_notebook("bench.ipynb", CELLS)
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            page = context.new_page()
-            requests: list[str] = []
-            context.on("request", lambda request: requests.append(request.url))
-            open_notebook(page, server, notebook)
-            kernel = server.kernel_for(notebook)
-            page.evaluate(RUN_CELL, 0)
-            kernel.wait_for("'best_ms' in globals()", True, timeout=600)
-            nb = Notebook(page, kernel)
-
-            collection = "tlw.explore(log)._source.payload.collection"
-            nodes = kernel.value(f"sum(len(g['nodes']) for g in {collection}['graphs'])")
-            python_ms = kernel.value("best_ms(lambda: tlw.explore(log))")
-            export_ms = kernel.value("best_ms(lambda: tl.export.to_model_explorer_dict(log))")
-            cold, warm, first_bytes, later_bytes = [], [], 0, 0
-            for attempt in range(repeat):
-                if attempt:  # a fresh page: its asset cache is empty again
-                    open_notebook(page, server, notebook)
-                cold.append(nb.cell_to_render_ms(1, "me"))
-                first_bytes = kernel.value("me.bytes_sent")
-                warm.append(nb.cell_to_render_ms(1, "me"))
-                later_bytes = kernel.value("me.bytes_sent")
-            assets = "tlw._assets.model_explorer_assets()"
-            wire, raw = kernel.value(f"{assets}.wire_bytes"), kernel.value(f"{assets}.raw_bytes")
-            to_kernel, round_trip = click_round_trips(page, kernel, max(5, repeat))
-            rows += [
-                ("GPT-2 graph (Model Explorer payload)", f"{nodes} nodes (execution + rolled graphs)"),
-                ("explore() in Python vs bare tl.export", f"{python_ms:.0f} ms vs {export_ms:.0f} ms"),
-                ("ME: cell -> rendered, first widget on page", summary(cold)),
-                ("ME: cell -> rendered, later widget", summary(warm)),
-                ("ME: bytes sent, first widget", f"{first_bytes:,} B (assets {wire:,} B gzip of {raw:,} B)"),
-                ("ME: bytes sent, later widget", f"{later_bytes:,} B (graph only)"),
-                ("ME: click -> kernel on_select", summary(to_kernel)),
-                ("ME: click -> kernel -> browser", summary(round_trip)),
-            ]
-            for offset, granularity in enumerate(GRANULARITIES):
-                key = f"n_{granularity}"
-                inline = [nb.cell_to_render_ms(2 + offset, key) for _ in range(repeat)]
-                count = kernel.value(f"{key}._graph_info['graphs'][{granularity!r}]")
-                served = (
-                    netron_serve_ms(browser, kernel, granularity, repeat) if SERVE else "not run (--serve)"
-                )
-                rows.append(
-                    (f"Netron {granularity} ({count} nodes): inline, cell -> rendered", summary(inline))
-                )
-                served_text = summary(served) if isinstance(served, list) else served
-                rows.append((f"Netron {granularity}: netron.serve page -> rendered", served_text))
-            netron_wire = kernel.value("tlw._netron.netron_assets().wire_bytes")
-            rows.append(("Netron: asset bytes, first Netron widget", f"{netron_wire:,} B gzip"))
-            off_machine = {url for url in requests if not is_loopback_url(url)}
-            rows.append(("requests off this machine (notebook page)", str(len(off_machine))))
-            kernel.close()
+            for case in cases:
+                try:
+                    run_case(case, settings, server, browser, results)
+                except Exception as error:  # e.g. the trace itself failed: the other cases still run
+                    log(f"{case}: failed: {type(error).__name__}: {str(error)[:500]}")
         finally:
             browser.close()
             server.stop()
-    return rows
+    return results
+
+
+def table(results: Results, cases: list[str]) -> str:
+    headers = ["measure (median)", *cases]
+    body = [[title, *(results.cell(key, unit, case) for case in cases)] for key, title, unit in ROWS]
+    widths = [max(len(row[i]) for row in [headers, *body]) for i in range(len(headers))]
+
+    def line(cells: list[str]) -> str:
+        padded = [
+            cells[0].ljust(widths[0]),
+            *(c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True)),
+        ]
+        return "| " + " | ".join(padded) + " |"
+
+    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    return "\n".join([line(headers), rule, *map(line, body)])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="torchlens-widgets benchmark (JupyterLab + Chromium)")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=3, help="timed repeats of each measure (default 3)")
+    parser.add_argument("--quick", action="store_true", help="1 repeat, 2 clicks, 2 widgets for memory")
     parser.add_argument(
-        "--serve",
-        action="store_true",
-        help="also time netron.serve's own page (its browser.js replaces window.eval; see README)",
+        "--cases", default=",".join(CASES), help=f"comma-separated subset of {','.join(CASES)}"
     )
     arguments = parser.parse_args()
-    global SERVE
-    SERVE = arguments.serve
-    rows = run(arguments.repeat)
+    cases = [case.strip() for case in arguments.cases.split(",") if case.strip()]
+    unknown = [case for case in cases if case not in CASES]
+    if unknown:
+        parser.error(f"unknown cases {unknown}; choose from {', '.join(CASES)}")
+    repeat = 1 if arguments.quick else arguments.repeat
+    settings = Settings(
+        repeat=repeat, clicks=2 if arguments.quick else max(5, repeat), widgets=2 if arguments.quick else 3
+    )
+    started = time.monotonic()
+    results = run(cases, settings)
     import torch
 
+    minutes = (time.monotonic() - started) / 60
     print(
         f"\ntorchlens-widgets benchmark, {time.strftime('%Y-%m-%d')}, {platform.machine()}, "
-        f"{os.cpu_count()} CPUs, torch {torch.__version__}, Chromium headless (software WebGL)\n"
+        f"{os.cpu_count()} CPUs, torch {torch.__version__}, Chromium headless (software WebGL); "
+        f"medians of {settings.repeat} (clicks: {settings.clicks}), wall time {minutes:.1f} min\n"
     )
-    width = max(len(name) for name, _ in rows)
-    print(f"| {'measure'.ljust(width)} | value |")
-    print(f"|{'-' * (width + 2)}|-------|")
-    for name, value in rows:
-        print(f"| {name.ljust(width)} | {value} |")
+    for case in cases:
+        print(f"- {case}: {CASES[case].description}")
+    print()
+    print(table(results, cases))
+    print()
+    print(NOTES)
 
 
 if __name__ == "__main__":

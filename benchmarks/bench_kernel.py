@@ -1,0 +1,104 @@
+"""Helpers the benchmark runs inside the notebook's kernel (imported there, next to the trace)."""
+
+from __future__ import annotations
+
+import gc
+import json
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import torchlens as tl
+
+import torchlens_widgets as tlw
+
+MB = 2**20
+
+
+def best_ms(function: Callable[[], object], repeat: int = 3) -> float:
+    """The fastest of ``repeat`` calls, in ms (the least disturbed by whatever else the machine does)."""
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - started)
+    return min(times) * 1000
+
+
+def netron_export(log: Any) -> None:
+    """torchlens' bare Netron export with its metrics companion, as a user would write it to disk."""
+    with tempfile.TemporaryDirectory() as folder:
+        tl.export.netron(log, Path(folder) / "model.onnx.json", attachment=True)
+
+
+def shown(widget: Any) -> Any:
+    """``widget`` after answering the browser's graph request once, as a displayed widget has."""
+    widget._answer_graph({})
+    return widget
+
+
+def explored(log: Any, **options: Any) -> None:
+    """One explore() call, its widget closed so the kernel's widget registry does not keep it."""
+    tlw.explore(log, **options).close()
+
+
+def _rss() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def _release(objects: list[Any]) -> None:
+    for item in objects:
+        if hasattr(item, "close"):
+            item.close()
+    objects.clear()
+    gc.collect()
+
+
+def held_mb(make: Callable[[], Any], count: int = 3) -> tuple[float, float]:
+    """MB the kernel holds per object ``make()`` returns, with ``count`` of them alive at once.
+
+    Returns (Python heap by tracemalloc, resident set growth); one object is made and released
+    first so one-time caches (viewer assets, imports) are not counted.
+    """
+    _release([make()])
+    before = _rss()
+    kept = [make() for _ in range(count)]
+    gc.collect()
+    rss = (_rss() - before) / count / MB
+    _release(kept)
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        kept = [make() for _ in range(count)]
+        gc.collect()
+        traced = (tracemalloc.get_traced_memory()[0] - base) / count / MB
+    finally:
+        tracemalloc.stop()
+    _release(kept)
+    return traced, rss
+
+
+def write_served_files(log: Any, folder: str) -> tuple[str, str]:
+    """The graphs the widgets show, as files for the viewers' own servers: (Model Explorer, Netron).
+
+    Model Explorer gets the validated collection explore() sends (torchlens' to_model_explorer_dict),
+    Netron torchlens' ONNX JSON artifact at module granularity, both taken from a widget.
+    """
+    me = tlw.explore(log)
+    netron = tlw.explore(log, viewer="netron")
+    try:
+        me_path = Path(folder) / "graph.json"
+        me_path.write_text(json.dumps(me._source.payload.collection))
+        artifact = netron._source.artifact
+        netron_path = Path(folder) / artifact.identifier
+        netron_path.write_text(artifact.model_json)
+        return str(me_path), str(netron_path)
+    finally:
+        me.close()
+        netron.close()
