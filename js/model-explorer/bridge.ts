@@ -128,11 +128,15 @@ export class ModelExplorerFrame {
   private errors: string[] = [];
   private readonly onMessage = (event: MessageEvent) => this.receive(event);
   private resolveRendered!: (ms: number) => void;
+  private rejectRendered!: (error: Error) => void;
   private appReady = false;
   private pendingSelect = "";
 
   constructor(container: HTMLElement, private readonly options: ModelExplorerFrameOptions) {
-    this.rendered = new Promise((resolve) => (this.resolveRendered = resolve));
+    this.rendered = new Promise((resolve, reject) => {
+      this.resolveRendered = resolve;
+      this.rejectRendered = reject;
+    });
     const app = prepare(options.bundle);
     const html = buildDocument({
       indexHtml: app.indexHtml,
@@ -198,6 +202,14 @@ export class ModelExplorerFrame {
         break;
       case SHIM_FAILED:
         this.errors.push(String(message.message));
+        if (message.fatal) {
+          this.rejectRendered(
+            new Error(
+              `Model Explorer's layout worker failed: ${String(message.message)}. Remedy: show this trace in Netron ` +
+                `(explore(log, viewer="netron")), or a smaller part of the model.`,
+            ),
+          );
+        }
         break;
       case ME_NODE_SELECTED: {
         const nodeId = String(message.nodeId ?? "");

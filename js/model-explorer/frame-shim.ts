@@ -161,7 +161,11 @@ declare global {
       post({ cmd: SHIM_RENDERED, ms: performance.now() - started });
     }
   }, 50);
+  // An uncaught error of the layout worker reaches this window with the worker's URL: the graph will
+  // never be drawn, so say so now instead of after the draw time-out.
+  const workerUrls = new Set(Object.keys(config.urls).filter((name) => name.startsWith("worker-")).map((name) => config.urls[name]));
   window.addEventListener("error", (event) => {
-    post({ cmd: SHIM_FAILED, message: String(event.message || event.error) });
+    const fatal = workerUrls.has(String(event.filename ?? ""));
+    post({ cmd: SHIM_FAILED, message: String(event.message || event.error), fatal });
   });
 })();

@@ -23,7 +23,7 @@ LOCAL_SCHEMES = ("file:", "blob:", "data:")
 class OfflinePage:
     """A Chromium page in which every request that is not the file itself (or blob:/data:) fails."""
 
-    def __init__(self, browser: Any, path: Path) -> None:
+    def __init__(self, browser: Any, path: Path, settled: str = "ready") -> None:
         self.context = browser.new_context(viewport={"width": 1400, "height": 900})
         self.requests: list[str] = []
         self.blocked: list[str] = []
@@ -34,7 +34,7 @@ class OfflinePage:
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.page.goto(path.as_uri())
         # Locator waits, not page functions: the saved page's CSP forbids eval.
-        self.page.locator(".tlw-status[data-state='ready']").wait_for(timeout=120_000)
+        self.page.locator(f".tlw-status[data-state='{settled}']").wait_for(timeout=120_000)
 
     def _route(self, route: Any) -> None:
         if route.request.url.startswith(LOCAL_SCHEMES):
@@ -140,5 +140,28 @@ def test_saved_netron_file_draws_offline(traced: Any, browser: Any, tmp_path: Pa
         expect(page.frame.locator("#tlw-overlay-legend")).to_contain_text("activation B")
         page.root.screenshot(path=str(artifacts / "offline-netron.png"))
         assert page.blocked == [] and page.errors == []
+    finally:
+        page.close()
+
+
+def test_a_crash_of_model_explorers_layout_worker_is_reported_with_a_remedy(
+    browser: Any, tmp_path: Path, artifacts: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without the payload's layer split, Model Explorer's worker overflows its stack on a flat layer of
+    # 5,000 ops (measured). The widget says so as soon as the worker fails, not after the draw time-out.
+    from models import Chain
+
+    from torchlens_widgets import _payload
+
+    monkeypatch.setattr(_payload, "split_wide_layers", lambda collection, limit=0: collection)
+    options = tl.options.CaptureOptions(layers_to_save=None)
+    log = tl.trace(Chain(2500), torch.randn(3), capture=options)
+    page = OfflinePage(browser, tlw.explore(log).save_html(tmp_path / "crash.html", inspector=False), "error")
+    try:
+        error = page.root.locator(".tlw-error")
+        expect(error).to_contain_text("layout worker failed")
+        expect(error).to_contain_text("Maximum call stack size exceeded")
+        expect(error).to_contain_text('Remedy: show this trace in Netron (explore(log, viewer="netron"))')
+        page.root.screenshot(path=str(artifacts / "model-explorer-worker-crash.png"))
     finally:
         page.close()
