@@ -2,6 +2,7 @@
 // The frontend asks; each request carries an id and times out, so a dead kernel shows an error
 // instead of an endless spinner. A kernel that is busy running cells answers once it is idle again
 // (requests queue behind the cells): while it is busy, the clock does not run out.
+import { pausableDeadline } from "./deadline";
 
 export interface CustomMessageModel {
   send(content: unknown, callbacks?: unknown, buffers?: ArrayBuffer[] | ArrayBufferView[]): void;
@@ -30,7 +31,7 @@ function isResponse(content: unknown): content is WireResponse {
 
 export class KernelChannel {
   private nextId = 0;
-  private pending = new Map<number, { resolve: (r: Response<unknown>) => void; reject: (e: Error) => void; timer: ReturnType<typeof setTimeout> }>();
+  private pending = new Map<number, { resolve: (r: Response<unknown>) => void; reject: (e: Error) => void }>();
   private readonly listener = (content: unknown, buffers: DataView[]) => this.receive(content, buffers);
   /** Set once the kernel is gone: every request fails at once with this reason. */
   private closedReason = "";
@@ -46,21 +47,15 @@ export class KernelChannel {
   request<T>(method: string, params: Record<string, unknown> = {}, timeoutMs = 120_000): Promise<Response<T>> {
     const id = ++this.nextId;
     if (this.closedReason) return Promise.reject(new RequestError(this.closedReason));
-    return new Promise<Response<T>>((resolve, reject) => {
-      const expire = () => {
-        const entry = this.pending.get(id);
-        if (!entry) return;
-        if (this.kernelBusy()) {
-          entry.timer = setTimeout(expire, timeoutMs); // still queued behind a running cell
-          return;
-        }
-        this.pending.delete(id);
-        reject(new RequestError(`The kernel did not answer '${method}' within ${Math.round(timeoutMs / 1000)} s. Is it still running? Re-run the cell.`));
-      };
-      const timer = setTimeout(expire, timeoutMs);
-      this.pending.set(id, { resolve: resolve as (r: Response<unknown>) => void, reject, timer });
+    const answered = new Promise<Response<T>>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (r: Response<unknown>) => void, reject });
       this.model.send({ type: "request", id, method, params });
     });
+    // The clock stops while the kernel runs a cell: the request is queued behind it, not lost.
+    return pausableDeadline(answered, () => !this.kernelBusy(), () => {
+      this.pending.delete(id);
+      return new RequestError(`The kernel did not answer '${method}' within ${Math.round(timeoutMs / 1000)} s. Is it still running? Re-run the cell.`);
+    }, timeoutMs);
   }
 
   private receive(content: unknown, buffers: DataView[]): void {
@@ -68,7 +63,6 @@ export class KernelChannel {
     const entry = this.pending.get(content.id);
     if (!entry) return;
     this.pending.delete(content.id);
-    clearTimeout(entry.timer);
     if (content.ok) entry.resolve({ result: content.result, buffers: buffers ?? [] });
     else entry.reject(new RequestError(content.error ?? "request failed"));
   }
@@ -85,10 +79,7 @@ export class KernelChannel {
   }
 
   private failPending(reason: string): void {
-    for (const { reject, timer } of this.pending.values()) {
-      clearTimeout(timer);
-      reject(new RequestError(reason));
-    }
+    for (const { reject } of this.pending.values()) reject(new RequestError(reason));
     this.pending.clear();
   }
 }

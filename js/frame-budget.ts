@@ -50,6 +50,21 @@ export function release(entry: BudgetEntry, live = liveEntries()): void {
   live.delete(entry);
 }
 
+/**
+ * Keeps `entry.visible` and `entry.lastVisible` current for `el`, and calls `onShown` each time `el`
+ * comes into view (where a paused explorer redraws). Returns the function that stops watching.
+ */
+export function trackVisibility(el: Element, entry: BudgetEntry, onShown: () => void): () => void {
+  const observer = new IntersectionObserver((changes) => {
+    entry.visible = changes[changes.length - 1].isIntersecting;
+    if (!entry.visible) return;
+    entry.lastVisible = performance.now();
+    onShown();
+  });
+  observer.observe(el);
+  return () => observer.disconnect();
+}
+
 function contextsIn(live: Set<BudgetEntry>): number {
   let total = 0;
   for (const entry of live) total += entry.contexts;

@@ -4,10 +4,10 @@ import { assetTransfers, getAssets } from "./assets";
 import { KernelChannel } from "./channel";
 import { InspectorPanel, type InspectorHeader } from "./inspector";
 import { kernelOf, lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
-import { isDisplayed, RENDER_BUDGET_MS, renderDeadline } from "./render-deadline";
+import { isDisplayed, pausableDeadline, RENDER_BUDGET_MS } from "./deadline";
 import { followHostTheme } from "./theme";
 import { ReplayModel, type Recording } from "./offline";
-import { admit, contextsOf, release, type BudgetEntry } from "./frame-budget";
+import { admit, contextsOf, release, trackVisibility, type BudgetEntry } from "./frame-budget";
 import { createViewer, VIEWER_TITLES, type GraphHeader, type ViewerFrame } from "./viewers";
 import { WidgetView } from "./view";
 
@@ -57,7 +57,6 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
   // Requests queue behind running cells: a busy kernel is waited for, not reported as gone.
   const channel = new KernelChannel(model, () => kernelOf(model.widget_manager)?.status === "busy");
   const isDiff = model.get("_kind") === "diff";
-  // A diff shows the selected node of each capture, one above the other.
   // A diff inspects the selection in capture a, in capture b, and what changed between them.
   const inspectors = isDiff ? [new InspectorPanel(), new InspectorPanel(), new InspectorPanel()] : [new InspectorPanel()];
   if (isDiff) {
@@ -145,7 +144,8 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
       else release(budget); // Netron draws SVG: no WebGL context
     }
     const current = frame!;
-    const frameMs = await renderDeadline(rendered, () => isDisplayed(view.root), () => drawTimeout(current));
+    // Only displayed time counts: nothing can draw into a cell without layout.
+    const frameMs = await pausableDeadline(rendered, () => isDisplayed(view.root), () => drawTimeout(current), RENDER_BUDGET_MS);
     if (stale()) return;
     const selected = model.get("selected_node");
     if (selected) current.select(selected);
@@ -188,10 +188,7 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
       "Largest deltas:",
       top.map((entry) => ({
         text: `${entry.label} ${entry.value.toPrecision(3)}`,
-        onClick: () => {
-          model.set("selected_node", entry.node_id);
-          model.save_changes();
-        },
+        onClick: () => onSelect(entry.node_id), // as a click in a pane
       })),
     );
   };
@@ -215,16 +212,11 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
     view.setStatus(text, "paused");
     report("paused");
   }
-  const visibility = new IntersectionObserver((entries) => {
-    const visible = entries[entries.length - 1].isIntersecting;
-    budget.visible = visible;
-    if (visible) budget.lastVisible = performance.now();
-    if (visible && paused && !lost && !disposed) {
-      paused = false;
-      void show();
-    }
+  const stopTracking = trackVisibility(view.root, budget, () => {
+    if (!paused || lost || disposed) return;
+    paused = false;
+    void show();
   });
-  visibility.observe(view.root);
   const onSelectedNode = () => frame?.select(model.get("selected_node"));
   showTopDeltas();
   const onSelectedLabel = () => {
@@ -278,7 +270,7 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
     disposed = true;
     stopWatching();
     stopTheme();
-    visibility.disconnect();
+    stopTracking();
     release(budget);
     for (const panel of inspectors) panel.dispose();
     for (const [event, handler] of listeners) model.off(event, handler);
