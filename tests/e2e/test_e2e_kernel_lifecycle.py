@@ -62,6 +62,12 @@ def test_interrupt_keeps_the_widget_live_and_restart_says_it_is_disconnected(
             timeout=120_000,
         )
         page.page.wait_for_function(SETTLED, arg=2, timeout=240_000)
-        kernel.wait_ready("w")  # a restart keeps the kernel's ports: the same client reaches the new one
-        kernel.run("w.select('linear_2_3')")
+        # A new client for the restarted kernel: the old one's IOPub subscription can miss the new
+        # kernel's first messages (seen in CI as "Timeout waiting for output").
+        fresh = jupyter_lab.kernel_for("lifecycle.ipynb")
+        try:
+            fresh.wait_ready("w")
+            fresh.run("w.select('linear_2_3')")
+        finally:
+            fresh.close()
         expect(statuses.nth(0)).to_contain_text("selected linear_2_3", timeout=30_000)
