@@ -62,7 +62,17 @@ export function trackVisibility(el: Element, entry: BudgetEntry, onShown: () => 
     onShown();
   });
   observer.observe(el);
-  return () => observer.disconnect();
+  // A tab shown again is on screen again too (a GPU reset while hidden drops every context).
+  const onTabShown = () => {
+    if (document.visibilityState !== "visible" || !entry.visible) return;
+    entry.lastVisible = performance.now();
+    onShown();
+  };
+  document.addEventListener("visibilitychange", onTabShown);
+  return () => {
+    observer.disconnect();
+    document.removeEventListener("visibilitychange", onTabShown);
+  };
 }
 
 function contextsIn(live: Set<BudgetEntry>): number {

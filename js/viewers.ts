@@ -85,16 +85,25 @@ class NetronViewer implements ViewerFrame {
   }
 }
 
+/** What a viewer frame tells the widget. */
+export interface ViewerEvents {
+  onSelect: (nodeId: string) => void;
+  /** Model Explorer: a WebGL context of the frame was lost, the graph is blank until redrawn. */
+  onContextLost?: () => void;
+  /** Something the frame asked for was refused (e.g. a Netron export without a click). */
+  onNotice?: (text: string) => void;
+}
+
 export async function createViewer(
   viewer: string,
   container: HTMLElement,
   bundle: AssetBundle,
   graph: Response<GraphHeader>,
-  onSelect: (nodeId: string) => void,
+  { onSelect, onContextLost, onNotice }: ViewerEvents,
 ): Promise<ViewerFrame> {
   if (viewer === "netron") {
     const { model, attachment } = await netronFiles(graph);
-    const frame = new NetronFrame(container, { bundle, model, attachment, onSelect });
+    const frame = new NetronFrame(container, { bundle, model, attachment, onSelect, onNotice });
     frame.setOverlay(graph.result.overlay ?? null);
     return new NetronViewer(frame);
   }
@@ -103,11 +112,17 @@ export async function createViewer(
     const count = graph.result.panes.length;
     const panes = graph.result.panes.map((pane, i) => ({ label: pane.label, graphJson: texts[i] }));
     const nodeData = (graph.result.paneNodeData ?? []).map((data, i) => ({ name: data.name, pane: data.pane, json: texts[count + i] }));
-    return new ModelExplorerViewer(new ModelExplorerFrame(container, { bundle, panes, nodeData, onSelect }));
+    return new ModelExplorerViewer(new ModelExplorerFrame(container, { bundle, panes, nodeData, onSelect, onContextLost }));
   }
   const [graphJson, nodeDataJson] = texts;
   const nodeData = graph.result.nodeData && nodeDataJson ? [{ name: graph.result.nodeData.name, json: nodeDataJson, pane: 0 }] : [];
   return new ModelExplorerViewer(
-    new ModelExplorerFrame(container, { bundle, panes: [{ label: graph.result.label ?? "graph", graphJson }], nodeData, onSelect }),
+    new ModelExplorerFrame(container, {
+      bundle,
+      panes: [{ label: graph.result.label ?? "graph", graphJson }],
+      nodeData,
+      onSelect,
+      onContextLost,
+    }),
   );
 }

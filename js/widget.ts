@@ -132,7 +132,11 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
     if (!rendered) {
       frame?.dispose();
       frame = null;
-      const created = await createViewer(viewer, view.body, bundle, graph, onSelect);
+      const created = await createViewer(viewer, view.body, bundle, graph, {
+        onSelect,
+        onContextLost,
+        onNotice: (text) => view.setNotice(text),
+      });
       if (stale()) {
         created.dispose();
         return;
@@ -201,16 +205,23 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
   };
   // The page's WebGL budget: this view's entry, and pausing/resuming its frame as it scrolls.
   const budget: BudgetEntry = { contexts: contextsOf(isDiff ? 2 : 1), visible: false, lastVisible: 0, suspend: () => pause() };
-  function pause(): void {
+  function pause(
+    text = "Paused off-screen: the browser allows only a few Model Explorer views live per page. It redraws when scrolled into view.",
+  ): void {
     if (!frame || disposed || lost) return;
     generation += 1; // an in-flight draw stops at its next await
     frame.dispose();
     frame = null;
     paused = true;
-    const text = "Paused off-screen: the browser allows only a few Model Explorer views live per page. It redraws when scrolled into view.";
     view.showPlaceholder(text);
     view.setStatus(text, "paused");
     report("paused");
+  }
+  // The browser dropped a WebGL context of the frame (its per-page limit, a GPU reset): the canvas is
+  // blank for good, so the view pauses like an off-screen one, never "ready" over a blank graph.
+  function onContextLost(): void {
+    release(budget);
+    pause("Paused: the browser dropped this view's WebGL context (too many on the page, or a GPU reset). It redraws when it is on screen again.");
   }
   const stopTracking = trackVisibility(view.root, budget, () => {
     if (!paused || lost || disposed) return;

@@ -227,6 +227,39 @@ def test_nested_module_expressions_round_trip() -> None:
     assert _facts(inspect_record(log, log.modules["inner"], "inner")[0])["params"]["value"] == 20
 
 
+NAMES = ["😀 face", 'say "hi" \\ now', "tab\there\nnl", "\u202egnp_exe", "é中\U0001f9ea", "\x01\x7f"]
+
+
+def test_quoted_names_are_python_literals_of_the_same_string() -> None:
+    from torchlens_widgets._inspector import _quote
+
+    for name in [*NAMES, "\ud83d"]:  # a lone surrogate too
+        literal = _quote(name)
+        assert eval(literal) == name, (name, literal)
+        assert literal.startswith('"') and "\n" not in literal
+    # Printable characters stay readable; format characters (a bidi override) are escaped.
+    assert _quote("😀 face") == '"😀 face"'
+    assert _quote("\u202egnp") == '"\\u202egnp"'
+
+
+def test_expressions_round_trip_for_astral_and_hostile_module_names() -> None:
+    class Named(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            for name in NAMES:
+                self.add_module(name, nn.Linear(4, 4))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            for child in self.children():
+                x = child(x)
+            return x
+
+    log = tl.trace(Named(), torch.randn(2, 4))
+    for name in NAMES:
+        header, _ = inspect_record(log, log.modules[name], name)
+        assert eval(header["expression"], {"log": log}) is log.modules[name], header["expression"]
+
+
 # ----- values: non-finite, huge, unsaved, public --------------------------------------------------
 
 

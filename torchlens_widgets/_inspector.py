@@ -144,9 +144,32 @@ def expression_for(record: Any, label: str) -> str:
     return f"log[{_quote(label)}]"
 
 
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
 def _quote(text: Any) -> str:
-    # JSON string syntax is valid Python string syntax, and gives the double quotes users write.
-    return json.dumps(str(text))
+    """A double-quoted Python string literal that evaluates to exactly ``str(text)``.
+
+    Not json.dumps: it writes a character beyond the BMP (an emoji) as a surrogate pair
+    (``"\\ud83d\\ude00"``), which Python reads as two lone surrogates, another string. Printable
+    characters stay as they are; the rest (control and format characters, lone surrogates) are
+    escaped by code point, ``\\U`` for those beyond the BMP.
+    """
+    parts = ['"']
+    for char in str(text):
+        code = ord(char)
+        if char in _ESCAPES:
+            parts.append(_ESCAPES[char])
+        elif char.isprintable() and not 0xD800 <= code <= 0xDFFF:
+            parts.append(char)
+        elif code <= 0xFF:
+            parts.append(f"\\x{code:02x}")
+        elif code <= 0xFFFF:
+            parts.append(f"\\u{code:04x}")
+        else:
+            parts.append(f"\\U{code:08x}")
+    parts.append('"')
+    return "".join(parts)
 
 
 def _text(value: Any) -> str | None:

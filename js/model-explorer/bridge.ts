@@ -6,6 +6,7 @@ import {
   ME_NODE_SELECTED,
   ME_READY,
   ME_SELECT_NODE,
+  SHIM_CONTEXT_LOST,
   SHIM_FAILED,
   SHIM_FETCH,
   SHIM_FETCH_REPLY,
@@ -70,6 +71,8 @@ export interface ModelExplorerFrameOptions {
   panes: PaneGraph[];
   nodeData?: NodeDataFile[];
   onSelect: (nodeId: string) => void;
+  /** A WebGL context of a canvas on screen was lost: the graph is blank until the frame is redrawn. */
+  onContextLost?: () => void;
 }
 
 /** The app's start query for these panes and node data (what its own server would put in ?data=). */
@@ -178,12 +181,16 @@ export class ModelExplorerFrame {
   }
 
   private post(message: Record<string, unknown>): void {
-    this.iframe.contentWindow?.postMessage(message, "*");
+    // Delivered only while the frame's document has this page's origin (a srcdoc frame inherits it).
+    // A page with an opaque origin (a saved file opened from disk) cannot name it: "*" there.
+    this.iframe.contentWindow?.postMessage(message, window.origin === "null" ? "*" : window.origin);
   }
 
   private receive(event: MessageEvent): void {
-    // Only our own frame: every other frame on the page (other widgets included) is ignored.
-    if (event.source !== this.iframe.contentWindow || typeof event.data !== "object" || !event.data) return;
+    // Only our own frame, with this page's origin: every other frame on the page (other widgets, a
+    // frame in another output) is ignored.
+    if (event.source !== this.iframe.contentWindow || event.origin !== window.origin) return;
+    if (typeof event.data !== "object" || !event.data) return;
     const message = event.data as { cmd?: string; [key: string]: unknown };
     switch (message.cmd) {
       case SHIM_FETCH:
@@ -210,6 +217,10 @@ export class ModelExplorerFrame {
             ),
           );
         }
+        break;
+      case SHIM_CONTEXT_LOST:
+        // A canvas that is not in the page (the app's WebGL capability probe) blanks nothing.
+        if (message.shown) this.options.onContextLost?.();
         break;
       case ME_NODE_SELECTED: {
         const nodeId = String(message.nodeId ?? "");

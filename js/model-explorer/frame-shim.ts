@@ -2,6 +2,7 @@
 // scripts. It lets the unmodified app run from blob: URLs in a srcdoc document, answers the app's
 // server API from the parent page, and keeps the app off the network and off the page's history.
 import {
+  SHIM_CONTEXT_LOST,
   SHIM_FAILED,
   SHIM_FETCH,
   SHIM_FETCH_REPLY,
@@ -25,7 +26,55 @@ declare global {
     const name = url.startsWith(ASSET_BASE) ? url.slice(ASSET_BASE.length).replace(/^\/+/, "") : url;
     return Object.prototype.hasOwnProperty.call(config.urls, name) ? config.urls[name] : undefined;
   };
-  const post = (message: Record<string, unknown>) => window.parent.postMessage(message, "*");
+  // Only to a parent of this frame's own origin (the notebook page: this srcdoc frame inherits it). A
+  // page with an opaque origin (a saved file opened from disk) cannot be named: "*" there.
+  const parentOrigin = window.origin === "null" ? "*" : window.origin;
+  const post = (message: Record<string, unknown>) => window.parent.postMessage(message, parentOrigin);
+
+  // The app acts on postMessage commands (select a node, load graphs, load node data) from any
+  // window. Any frame on the page can reach this one (window.top.frames), so the app hears only its
+  // parent's messages, and its own (it may post to itself). Every "message" listener the app adds to
+  // this window, or sets as onmessage, is wrapped before any of the app's scripts run.
+  const trusted = (event: Event): boolean => {
+    if (!(event instanceof MessageEvent)) return true;
+    if (event.source === window) return true;
+    return event.source === window.parent && event.origin === window.origin;
+  };
+  const wrapped = new WeakMap<object, EventListener>();
+  const guard = (listener: EventListenerOrEventListenerObject): EventListener => {
+    let guarded = wrapped.get(listener);
+    if (!guarded) {
+      guarded = function (this: unknown, event: Event) {
+        if (!trusted(event)) return;
+        return typeof listener === "function" ? listener.call(this, event) : listener.handleEvent(event);
+      };
+      wrapped.set(listener, guarded);
+    }
+    return guarded;
+  };
+  const realAdd = EventTarget.prototype.addEventListener;
+  const realRemove = EventTarget.prototype.removeEventListener;
+  EventTarget.prototype.addEventListener = function (this: EventTarget, type: string, listener, options) {
+    const filtered = this === window && type === "message" && listener ? guard(listener) : listener;
+    return realAdd.call(this, type, filtered, options);
+  };
+  EventTarget.prototype.removeEventListener = function (this: EventTarget, type: string, listener, options) {
+    const filtered = this === window && type === "message" && listener ? (wrapped.get(listener) ?? listener) : listener;
+    return realRemove.call(this, type, filtered, options);
+  };
+  const onmessage = Object.getOwnPropertyDescriptor(window, "onmessage");
+  if (onmessage?.set && onmessage.get) {
+    let assigned: ((event: MessageEvent) => unknown) | null = null;
+    Object.defineProperty(window, "onmessage", {
+      configurable: true,
+      enumerable: onmessage.enumerable,
+      get: () => assigned,
+      set(value: ((event: MessageEvent) => unknown) | null) {
+        assigned = typeof value === "function" ? value : null;
+        onmessage.set!.call(window, assigned ? (event: MessageEvent) => (trusted(event) ? assigned!.call(window, event) : undefined) : null);
+      },
+    });
+  }
 
   // Font and icon atlases load from `${assetFilesBaseUrl}/<name>`; any window.modelExplorer object
   // also makes the app skip its update check.
@@ -61,7 +110,7 @@ declare global {
   const pending = new Map<number, (response: Response) => void>();
   window.addEventListener("message", (event: MessageEvent) => {
     const reply = event.data as ShimFetchReply | undefined;
-    if (event.source !== window.parent || !reply || reply.cmd !== SHIM_FETCH_REPLY) return;
+    if (event.source !== window.parent || event.origin !== window.origin || !reply || reply.cmd !== SHIM_FETCH_REPLY) return;
     const resolve = pending.get(reply.id);
     if (!resolve) return;
     pending.delete(reply.id);
@@ -150,6 +199,34 @@ declare global {
       super(typeof init === "string" && init === location.search ? config.query : init);
     }
   };
+
+  // A lost WebGL context leaves the renderer's canvas blank for good: Chromium drops the oldest
+  // context past its per-page limit and every context on a GPU reset, and the app does not redraw.
+  // Every WebGL context this frame makes (on a canvas or an OffscreenCanvas) is watched, and the
+  // parent is told, which pauses the view and redraws it when it is on screen again.
+  const watched = new WeakSet<object>();
+  const watch = (target: HTMLCanvasElement | OffscreenCanvas, kind: unknown) => {
+    if (typeof kind !== "string" || !/webgl/i.test(kind) || watched.has(target)) return;
+    watched.add(target);
+    realAdd.call(target, "webglcontextlost", () => {
+      const shown = target instanceof HTMLCanvasElement && target.isConnected;
+      post({ cmd: SHIM_CONTEXT_LOST, shown });
+    });
+  };
+  const realGetContext = HTMLCanvasElement.prototype.getContext;
+  HTMLCanvasElement.prototype.getContext = function (this: HTMLCanvasElement, kind: string, ...rest: unknown[]) {
+    const context = (realGetContext as (...args: unknown[]) => unknown).call(this, kind, ...rest);
+    if (context) watch(this, kind);
+    return context;
+  } as typeof HTMLCanvasElement.prototype.getContext;
+  if (typeof OffscreenCanvas !== "undefined") {
+    const realOffscreen = OffscreenCanvas.prototype.getContext;
+    OffscreenCanvas.prototype.getContext = function (this: OffscreenCanvas, kind: string, ...rest: unknown[]) {
+      const context = (realOffscreen as (...args: unknown[]) => unknown).call(this, kind, ...rest);
+      if (context) watch(this, kind);
+      return context;
+    } as typeof OffscreenCanvas.prototype.getContext;
+  }
 
   // Report when the graph is drawn. "model-explorer-ready" comes seconds earlier; the graph is on
   // screen once the renderer's WebGL canvas exists and the "Processing graph..." spinner is gone.

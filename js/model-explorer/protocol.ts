@@ -1,5 +1,5 @@
 // Messages between the widget (parent page) and the Model Explorer frame.
-// The app's own messages are documented in DESIGN.md section 4; ours are prefixed "tlw-".
+// The app's own messages (model-explorer-*) are what its web app posts and understands; ours are prefixed "tlw-".
 
 /** Sent by the app itself (target "*"). */
 export const ME_READY = "model-explorer-ready";
@@ -13,6 +13,8 @@ export const SHIM_FETCH_REPLY = "tlw-me-fetch-reply";
 /** Our shim reports that the graph has been drawn (or that drawing failed). */
 export const SHIM_RENDERED = "tlw-me-rendered";
 export const SHIM_FAILED = "tlw-me-failed";
+/** Our shim reports that a WebGL context of the frame was lost (`shown`: its canvas is in the page). */
+export const SHIM_CONTEXT_LOST = "tlw-me-context-lost";
 
 /** Configuration the parent writes into the frame document for the shim. */
 export interface ShimConfig {

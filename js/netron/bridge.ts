@@ -5,7 +5,8 @@
 // notebook's DOM, cookies, localStorage or kernel, and it cannot load the page's blob: URLs either,
 // so it receives the module texts by postMessage and mints its own (frame-host.ts).
 import type { AssetBundle } from "../assets";
-import { buildFrameDocument, NETRON_MODULES, netronVersion, rewriteModule } from "./document";
+import { buildFrameDocument, makeNonce, NETRON_MODULES, netronVersion, rewriteModule } from "./document";
+import { checkExport } from "./export";
 import {
   NETRON_BOOT,
   NETRON_EXPORT,
@@ -47,6 +48,8 @@ export interface NetronFrameOptions {
   attachment?: NetronModelFile;
   /** Called with the Netron node name (torchlens label or module address) the user activated. */
   onSelect: (name: string) => void;
+  /** Called with a sentence when the frame asked for something the page refused (e.g. a download). */
+  onNotice?: (text: string) => void;
   /** Called each time the frame (re)colours the graph on screen with the overlay (or clears it). */
   onOverlayApplied?: (result: NetronOverlayAppliedMessage) => void;
   /**
@@ -81,7 +84,14 @@ function prepare(bundle: AssetBundle): PreparedNetron {
   for (const name of NETRON_MODULES) modules[name] = rewriteModule(text(name));
   const worker = bundle.files.has("worker.js") ? text("worker.js") : null;
   const result: PreparedNetron = {
-    html: buildFrameDocument({ indexHtml, grapherCss: text("grapher.css"), hostSource, extraCss: WIDGET_CSS }),
+    html: buildFrameDocument({
+      indexHtml,
+      grapherCss: text("grapher.css"),
+      hostSource,
+      extraCss: WIDGET_CSS,
+      nonce: makeNonce(),
+      config: { parentOrigin: window.origin },
+    }),
     boot: { cmd: NETRON_BOOT, modules, worker, version: netronVersion(indexHtml) },
   };
   prepared.set(bundle.key, result);
@@ -119,6 +129,8 @@ export class NetronFrame {
   private queuedOpens: NetronOpenMessage[] = [];
   private overlay: NetronOverlay | null = null;
   private overlayResult: NetronOverlayAppliedMessage | null = null;
+  /** Why Netron could not start in the frame (every open fails at once from then on). */
+  private startFailure: Error | null = null;
 
   constructor(container: HTMLElement, private readonly options: NetronFrameOptions) {
     const app = prepare(options.bundle);
@@ -132,6 +144,11 @@ export class NetronFrame {
     window.addEventListener("message", this.onMessage);
     this.iframe.srcdoc = app.html;
     container.appendChild(this.iframe);
+  }
+
+  /** The origin the frame's messages carry: opaque when sandboxed, else this page's. */
+  private get frameOrigin(): string {
+    return this.options.sandbox === false ? window.origin : "null";
   }
 
   /** Errors Netron reported (shown if it never draws). */
@@ -189,6 +206,7 @@ export class NetronFrame {
   }
 
   private request(model: NetronModelFile, attachment?: NetronModelFile): Promise<number> {
+    if (this.startFailure) return Promise.reject(this.startFailure);
     const id = ++this.nextId;
     const message: NetronOpenMessage = {
       cmd: NETRON_OPEN,
@@ -213,12 +231,17 @@ export class NetronFrame {
   }
 
   private post(message: Record<string, unknown>): void {
+    // "*": the sandboxed frame's origin is opaque and no target origin can name it. The message goes
+    // to this frame's window only; the frame checks that it comes from this page's origin.
     this.iframe.contentWindow?.postMessage(message, "*");
   }
 
   private receive(event: MessageEvent): void {
-    // Only our own frame: every other frame on the page (other widgets included) is ignored.
-    if (event.source !== this.iframe.contentWindow || typeof event.data !== "object" || !event.data) return;
+    // Only our own frame: every other frame on the page (other widgets included) is ignored. Its
+    // origin is opaque, "null", which is all the origin can say (the source check is the one that
+    // tells it apart from other opaque frames).
+    if (event.source !== this.iframe.contentWindow || event.origin !== this.frameOrigin) return;
+    if (typeof event.data !== "object" || !event.data) return;
     const message = event.data as { cmd?: string };
     switch (message.cmd) {
       case NETRON_HELLO:
@@ -244,7 +267,8 @@ export class NetronFrame {
       case NETRON_FAILED: {
         const failed = message as NetronFailedMessage;
         this.errors.push(failed.message);
-        if (failed.id !== undefined) this.settle(failed.id, (pending) => pending.reject(new Error(`Netron could not open the graph: ${failed.message}`)));
+        if (failed.start && !this.ready) this.failStart(failed.message);
+        else if (failed.id !== undefined) this.settle(failed.id, (pending) => pending.reject(new Error(`Netron could not open the graph: ${failed.message}`)));
         break;
       }
       case NETRON_SELECTED: {
@@ -280,11 +304,33 @@ export class NetronFrame {
     action(pending);
   }
 
+  /** Netron never started: every open fails now, with the remedy, instead of at the draw time-out. */
+  private failStart(message: string): void {
+    this.startFailure = new Error(
+      `Netron could not start in this cell: ${message}. Remedy: reinstall the netron package ` +
+        `(pip install --force-reinstall "netron==${this.boot.version}") and restart the kernel, or show this ` +
+        `trace in Model Explorer (explore(log, viewer="model-explorer")).`,
+    );
+    this.queuedOpens = [];
+    for (const pending of this.opens.values()) pending.reject(this.startFailure);
+    this.opens.clear();
+  }
+
+  /**
+   * Downloads an image Netron exported, if the user just asked for it. The frame's click is not
+   * visible to this page, but its effects are: a click in a frame activates the page too
+   * (navigator.userActivation, for about 5 s in Chromium) and puts the focus on the frame element.
+   */
   private download(message: NetronExportMessage): void {
-    if (!(message.blob instanceof Blob)) return;
+    const gesture = Boolean(navigator.userActivation?.isActive) && document.activeElement === this.iframe;
+    const verdict = checkExport(message, gesture);
+    if (!verdict.ok) {
+      this.options.onNotice?.(`Netron's export was not downloaded: ${verdict.reason}.`);
+      return;
+    }
     const link = document.createElement("a");
-    link.download = String(message.file).replace(/[\\/]/g, "_");
-    link.href = URL.createObjectURL(message.blob);
+    link.download = verdict.name;
+    link.href = URL.createObjectURL(new Blob([message.blob], { type: verdict.type }));
     link.click();
     setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
   }

@@ -2,18 +2,33 @@
 // the module rewrite, the import map, and the frame document with its Content-Security-Policy.
 
 /**
- * What the frame may do: run its own inline host script and the blob: modules it mints, use inline
- * styles and data:/blob: images, start a blob: layout worker. No network at all (connect-src 'none',
- * and every other fetch directive falls back to default-src 'none').
+ * What the frame may do: run its own host script (the inline script carrying `nonce`) and the blob:
+ * modules it mints, use inline styles and data:/blob: images, start a blob: layout worker. No network
+ * at all (connect-src 'none', and every other fetch directive falls back to default-src 'none'). No
+ * 'unsafe-inline' for scripts: a `javascript:` URL or an inline event handler never runs.
  */
-export const NETRON_CSP = [
-  "default-src 'none'",
-  "script-src blob: 'unsafe-inline'",
-  "style-src 'unsafe-inline'",
-  "img-src data: blob:",
-  "worker-src blob:",
-  "connect-src 'none'",
-].join("; ");
+export function netronCsp(nonce: string): string {
+  if (!/^[A-Za-z0-9+/=_-]+$/.test(nonce)) throw new Error("A CSP nonce is base64 text.");
+  return [
+    "default-src 'none'",
+    `script-src blob: 'nonce-${nonce}'`,
+    "style-src 'unsafe-inline'",
+    "img-src data: blob:",
+    "worker-src blob:",
+    "connect-src 'none'",
+  ].join("; ");
+}
+
+/** A fresh CSP nonce (128 random bits, base64). */
+export function makeNonce(): string {
+  return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
+}
+
+/** What the host script reads before it starts (window.__TLW_NETRON__). */
+export interface NetronFrameConfig {
+  /** The parent page's origin ("null" for a page with an opaque origin, e.g. a file from disk). */
+  parentOrigin: string;
+}
 
 /** Bare specifier prefix the import map resolves: `netron/view.js` -> blob: URL. */
 export const MODULE_PREFIX = "netron/";
@@ -82,6 +97,9 @@ export interface FrameDocumentParts {
   hostSource: string;
   /** Extra CSS for the widget (applied after Netron's own). */
   extraCss?: string;
+  /** The only inline script allowed to run carries this nonce (see netronCsp). */
+  nonce: string;
+  config: NetronFrameConfig;
 }
 
 /**
@@ -102,7 +120,7 @@ export function buildFrameDocument(parts: FrameDocumentParts): string {
     '<html lang="en">',
     "<head>",
     '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${NETRON_CSP}">`,
+    `<meta http-equiv="Content-Security-Policy" content="${netronCsp(parts.nonce)}">`,
     "<title>Netron</title>",
     `<style>${styleText(parts.grapherCss)}</style>`,
     `<style>${styleText(style)}</style>`,
@@ -110,7 +128,7 @@ export function buildFrameDocument(parts: FrameDocumentParts): string {
     "</head>",
     `<body${bodyMatch[1]}>`,
     body,
-    `<script>${scriptText(parts.hostSource)}</script>`,
+    `<script nonce="${parts.nonce}">window.__TLW_NETRON__=${scriptText(JSON.stringify(parts.config))};\n${scriptText(parts.hostSource)}</script>`,
     "</body>",
     "</html>",
   ].join("\n");

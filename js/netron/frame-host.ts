@@ -9,7 +9,7 @@
 // Netron's View, post "ready". The host is a classic script rather than a blob module so that the
 // import map can be added before the first module import: once a module load starts, a page's
 // import map can no longer change.
-import { importMap, MODULE_PREFIX, rewriteModule } from "./document";
+import { importMap, MODULE_PREFIX, rewriteModule, type NetronFrameConfig } from "./document";
 import {
   NETRON_BOOT,
   NETRON_EXPORT,
@@ -99,7 +99,24 @@ interface BaseModule {
 
 // ----- messaging -----------------------------------------------------------------------------------
 
-const post = (message: { cmd: string; [key: string]: unknown }): void => window.parent.postMessage(message, "*");
+declare global {
+  interface Window {
+    __TLW_NETRON__?: NetronFrameConfig;
+  }
+}
+
+// The parent's origin, written into this document by the parent. This frame's own origin is opaque,
+// so the parent cannot name it; this side can: messages go to the notebook's origin only, and only
+// the parent window, at that origin, is heard. A parent with an opaque origin (a saved file opened
+// from disk) serialises as "null", which no postMessage target can name: "*" there, and the source
+// check alone.
+const PARENT_ORIGIN = window.__TLW_NETRON__?.parentOrigin ?? "null";
+const TARGET_ORIGIN = PARENT_ORIGIN === "null" ? "*" : PARENT_ORIGIN;
+/** The nonce of this script, the only inline script the frame's CSP lets run (the import map needs it). */
+const NONCE = document.currentScript?.nonce ?? "";
+
+const post = (message: { cmd: string; [key: string]: unknown }): void => window.parent.postMessage(message, TARGET_ORIGIN);
+const fromParent = (event: MessageEvent): boolean => event.source === window.parent && event.origin === PARENT_ORIGIN;
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** The modules this page was given; `require` answers only for these. */
@@ -212,7 +229,12 @@ class FrameHost {
   }
 
   async export(file: string, blob: Blob): Promise<void> {
-    // A sandboxed frame may not download; the parent page does it.
+    // A sandboxed frame may not download; the parent page does it, and only right after a click of
+    // the user (the parent checks that too: this frame's word alone is not enough).
+    if (navigator.userActivation && !navigator.userActivation.isActive) {
+      void this.message("Export needs a click in the viewer: choose Export again.");
+      return;
+    }
     post({ cmd: NETRON_EXPORT, file, blob });
   }
 
@@ -641,6 +663,7 @@ async function boot(message: NetronBootMessage): Promise<void> {
   delivered = new Set(Object.keys(urls));
   const map = document.createElement("script");
   map.type = "importmap";
+  map.nonce = NONCE; // an import map is an inline script to the CSP
   map.textContent = JSON.stringify(importMap(urls));
   document.head.appendChild(map);
 
@@ -655,7 +678,7 @@ async function boot(message: NetronBootMessage): Promise<void> {
   await view.start();
   const frame = new WidgetFrame(view);
   window.addEventListener("message", (event: MessageEvent) => {
-    if (event.source !== window.parent || typeof event.data !== "object" || !event.data) return;
+    if (!fromParent(event) || typeof event.data !== "object" || !event.data) return;
     const data = event.data as { cmd?: string };
     if (data.cmd === NETRON_OPEN) void frame.open(data as NetronOpenMessage);
     else if (data.cmd === NETRON_SELECT) void frame.select(data as NetronSelectMessage);
@@ -664,12 +687,14 @@ async function boot(message: NetronBootMessage): Promise<void> {
   post({ cmd: NETRON_READY, worker: workerUrl !== null });
 }
 
-// Off-page links (About page, welcome page) would navigate the frame to the network.
+// Links: off-page ones (About page, welcome page) would navigate the frame to the network, and
+// Netron's `javascript:void(0)` buttons would run a URL (the CSP refuses it, loudly). Only in-page
+// fragments follow their default; Netron's own click handlers still run.
 document.addEventListener(
   "click",
   (event) => {
     const link = (event.target as Element | null)?.closest?.("a[href]");
-    if (link && !/^(#|javascript:)/.test(link.getAttribute("href") ?? "")) event.preventDefault();
+    if (link && !(link.getAttribute("href") ?? "").startsWith("#")) event.preventDefault();
   },
   true,
 );
@@ -679,9 +704,10 @@ window.addEventListener("unhandledrejection", (event) => post({ cmd: NETRON_FAIL
 
 const onBoot = (event: MessageEvent): void => {
   const data = event.data as NetronBootMessage | undefined;
-  if (event.source !== window.parent || !data || data.cmd !== NETRON_BOOT) return;
+  if (!fromParent(event) || !data || data.cmd !== NETRON_BOOT) return;
   window.removeEventListener("message", onBoot);
-  boot(data).catch((error: unknown) => post({ cmd: NETRON_FAILED, message: `Netron failed to start: ${describe(error)}` }));
+  // `start`: Netron never started in this frame, nothing will be drawn (the parent fails at once).
+  boot(data).catch((error: unknown) => post({ cmd: NETRON_FAILED, message: error instanceof Error ? `${error.name}: ${error.message}` : String(error), start: true }));
 };
 window.addEventListener("message", onBoot);
 post({ cmd: NETRON_HELLO });

@@ -89,6 +89,8 @@ export interface NetronFailedMessage {
   cmd: typeof NETRON_FAILED;
   message: string;
   id?: number;
+  /** Netron could not start in the frame: no graph will ever be drawn. */
+  start?: boolean;
 }
 
 export interface NetronExportMessage {

@@ -134,12 +134,17 @@ def notebook_session(
     widgets: int = 1,
     color_scheme: str = "light",
     count_listeners: bool = False,
+    init_script: str | None = None,
 ) -> Iterator[tuple[RecordedPage, KernelAccess]]:
-    """Writes ``cells`` as a notebook, opens it, runs every cell and waits for ``widgets`` widgets."""
+    """Writes ``cells`` as a notebook, opens it, runs every cell and waits for ``widgets`` widgets.
+
+    ``init_script`` runs in every frame of the page before the frame's own scripts."""
     notebook = server.write_notebook(name, cells)
     page = RecordedPage(browser, color_scheme=color_scheme)
     if count_listeners:
         page.count_window_listeners()
+    if init_script:
+        page.context.add_init_script(init_script)
     try:
         open_notebook(page.page, server, notebook)
         kernel = server.kernel_for(notebook)

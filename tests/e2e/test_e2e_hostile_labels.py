@@ -17,6 +17,7 @@ class Model(nn.Module):
         super().__init__()
         self.add_module('<script>alert("x")</script>', nn.Linear(4, 4))
         self.add_module("it's %s / \\x01 \\"q\\"", Evil())
+        self.add_module("😀 face", nn.Sequential(nn.Linear(4, 4), nn.ReLU()))
     def forward(self, x):
         for child in self.children():
             x = child(x)
@@ -54,6 +55,17 @@ def test_hostile_names_render_as_text(jupyter_lab: JupyterServer, browser: Any, 
         assert dialogs == []
         page.page.locator(".jp-Notebook").screenshot(path=str(artifacts / "hostile-labels.png"))
         assert page.off_machine_requests() == []
+        # "Copy" on a module whose name is beyond the BMP (an emoji): the copied expression, run in
+        # the kernel, gives back the selected record.
+        page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=jupyter_lab.base_url)
+        kernel.run("n.select('😀 face')")
+        netron_inspector = page.page.locator(".tlw-inspector").nth(1)
+        expect(netron_inspector.locator(".tlw-insp-expr")).to_contain_text("log.modules[", timeout=30_000)
+        netron_inspector.locator(".tlw-insp-copy").click()
+        page.page.wait_for_function("async () => (await navigator.clipboard.readText()).startsWith('log')")
+        copied = page.page.evaluate("navigator.clipboard.readText()")
+        assert copied == netron_inspector.locator(".tlw-insp-expr").inner_text()
+        assert kernel.value(f"{copied} is n.selected is log.modules['😀 face']") is True, copied
         kernel.close()
     finally:
         page.close()

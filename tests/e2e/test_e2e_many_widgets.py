@@ -97,3 +97,57 @@ def test_rerunning_a_cell_fifty_times_frees_frames_and_listeners(
         assert after_five["live"] == 1
         kernel.wait_ready("w")
         assert [text for text in page.console_errors if UPSTREAM not in text] == []
+
+
+# Loses every WebGL context of the frame, as Chromium does past its per-page limit or on a GPU reset.
+LOSE_CONTEXTS = """() => {
+  let lost = 0;
+  for (const canvas of document.querySelectorAll("canvas")) {
+    const gl = canvas.getContext("webgl2") || canvas.getContext("webgl");
+    const extension = gl && gl.getExtension("WEBGL_lose_context");
+    if (extension) {
+      extension.loseContext();
+      lost += 1;
+    }
+  }
+  return lost;
+}"""
+
+# A cell tall enough to scroll the explorer above it fully out of view.
+FILLER = """from IPython.display import HTML
+HTML('<div style="height: 2400px">filler</div><div class="tlw-test-end">end of filler</div>')"""
+
+
+def test_a_lost_webgl_context_pauses_the_view_and_redraws_it_with_the_selection(
+    jupyter_lab: JupyterServer, browser: Any, artifacts: Any
+) -> None:
+    cells = [SETUP, "w = tlw.explore(log, height=300)\nw.select('linear_2_3')\nw", FILLER]
+    with notebook_session(jupyter_lab, browser, "context-lost.ipynb", cells) as (page, kernel):
+        kernel.wait_ready("w")
+        root = page.page.locator(".tlw-root").first
+        status = root.locator(".tlw-status")
+        expect(status).to_contain_text("selected linear_2_3")
+        frame = root.locator("iframe.tlw-frame").element_handle(timeout=30_000).content_frame()
+        frame.locator("webgl-renderer canvas").first.wait_for(state="attached", timeout=60_000)
+        assert frame.evaluate(LOSE_CONTEXTS) >= 1
+        # Never "ready" over a blank canvas: the view says it is paused, in the page and in the kernel.
+        expect(status).to_have_attribute("data-state", "paused", timeout=30_000)
+        expect(root.locator(".tlw-placeholder")).to_contain_text("WebGL context")
+        expect(root.locator("iframe.tlw-frame")).to_have_count(0)
+        kernel.wait_for("w.status", "paused", timeout=30)
+        root.screenshot(path=str(artifacts / "context-lost-paused.png"))
+        # On screen again (scrolled away and back): it redraws, selection included.
+        page.page.locator(".tlw-test-end").scroll_into_view_if_needed()
+        page.page.wait_for_function(
+            "() => document.querySelector('.tlw-root').getBoundingClientRect().bottom < 0", timeout=30_000
+        )
+        root.scroll_into_view_if_needed()
+        expect(status).to_have_attribute("data-state", "ready", timeout=120_000)
+        expect(status).to_contain_text("selected linear_2_3")
+        kernel.wait_ready("w")
+        viewer = root.locator("iframe.tlw-frame").content_frame
+        expect(viewer.locator("webgl-renderer canvas").first).to_be_attached(timeout=60_000)
+        row = viewer.locator("info-panel tr").filter(has=viewer.locator("td.key", has_text="torchlens_label"))
+        expect(row.locator("td.value .one-line-text").first).to_have_text("linear_2_3:1", timeout=30_000)
+        root.screenshot(path=str(artifacts / "context-lost-redrawn.png"))
+        assert page.console_errors == []

@@ -165,3 +165,34 @@ def test_a_crash_of_model_explorers_layout_worker_is_reported_with_a_remedy(
         page.root.screenshot(path=str(artifacts / "model-explorer-worker-crash.png"))
     finally:
         page.close()
+
+
+def test_a_netron_frame_that_cannot_start_is_reported_at_once_with_a_remedy(
+    traced: Any, browser: Any, tmp_path: Path, artifacts: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A corrupted Netron module (e.g. a damaged install): the frame's host cannot start Netron. The
+    # widget says so as soon as the frame reports it, not after the 120 s draw time-out.
+    import time
+
+    from torchlens_widgets import _netron
+    from torchlens_widgets._assets import AssetBundle
+
+    real = _netron.netron_assets()
+    broken = AssetBundle("netron", real.version, {**real.files, "view.js": b"export const View = ;\n"})
+    monkeypatch.setattr(_netron, "netron_assets", lambda: broken)
+    path = tlw.explore(traced, viewer="netron").save_html(tmp_path / "netron-broken.html", inspector=False)
+    started = time.monotonic()
+    page = OfflinePage(browser, path, "error")
+    try:
+        elapsed = time.monotonic() - started
+        error = page.root.locator(".tlw-error")
+        expect(error).to_contain_text("Netron could not start in this cell")
+        expect(error).to_contain_text("SyntaxError")
+        remedy = (
+            f'Remedy: reinstall the netron package (pip install --force-reinstall "netron=={real.version}")'
+        )
+        expect(error).to_contain_text(remedy)
+        page.root.screenshot(path=str(artifacts / "netron-start-failure.png"))
+        print(f"netron start failure reported {elapsed:.1f} s after the page was opened")
+    finally:
+        page.close()

@@ -3,7 +3,7 @@ import {
   buildFrameDocument,
   importMap,
   MODULE_PREFIX,
-  NETRON_CSP,
+  netronCsp,
   NETRON_MODULES,
   netronVersion,
   relativeImports,
@@ -103,12 +103,21 @@ describe("netronVersion", () => {
   });
 });
 
-describe("NETRON_CSP", () => {
-  it("allows only inline and blob: scripts and no network at all", () => {
-    expect(NETRON_CSP).toBe(
-      "default-src 'none'; script-src blob: 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; worker-src blob:; connect-src 'none'",
+describe("netronCsp", () => {
+  it("allows only the nonce's inline script and blob: scripts, and no network at all", () => {
+    expect(netronCsp("abc+/=")).toBe(
+      "default-src 'none'; script-src blob: 'nonce-abc+/='; style-src 'unsafe-inline'; img-src data: blob:; worker-src blob:; connect-src 'none'",
     );
-    expect(NETRON_CSP).not.toMatch(/https?:|\*|'self'/);
+    expect(netronCsp("abc")).not.toMatch(/https?:|\*|'self'/);
+  });
+
+  it("has no 'unsafe-inline' for scripts: a javascript: URL or an inline handler never runs", () => {
+    const scriptSrc = netronCsp("abc").split("; ").find((directive) => directive.startsWith("script-src"));
+    expect(scriptSrc).not.toContain("unsafe-inline");
+  });
+
+  it("refuses a nonce that could break out of the policy", () => {
+    expect(() => netronCsp("x'; script-src *")).toThrow(/base64/);
   });
 });
 
@@ -118,11 +127,13 @@ describe("buildFrameDocument", () => {
     grapherCss: ".node { fill: red; }",
     hostSource: "console.log('</script><script>alert(1)</script>');",
     extraCss: ".logo { display: none; }",
+    nonce: "bm9uY2U=",
+    config: { parentOrigin: "http://127.0.0.1:8888</script>" },
   });
 
   it("puts the strict CSP first in the head, and only that CSP", () => {
     const head = html.slice(0, html.indexOf("</head>"));
-    expect(head).toContain(`<meta http-equiv="Content-Security-Policy" content="${NETRON_CSP}">`);
+    expect(head).toContain(`<meta http-equiv="Content-Security-Policy" content="${netronCsp("bm9uY2U=")}">`);
     expect(html.match(/Content-Security-Policy/g)).toHaveLength(1);
     expect(head.indexOf("Content-Security-Policy")).toBeLessThan(head.indexOf("<style>"));
   });
@@ -143,15 +154,17 @@ describe("buildFrameDocument", () => {
     expect(html).toContain('href="javascript:void(0)"');
   });
 
-  it("runs the host as the last element of the body, escaped so it cannot close its script", () => {
+  it("runs the host with the nonce and its config as the last element of the body, escaped so it cannot close its script", () => {
     const body = html.slice(html.indexOf("<body"));
+    expect(body).toContain('<script nonce="bm9uY2U=">window.__TLW_NETRON__={"parentOrigin":"http://127.0.0.1:8888<\\/script>"};');
     expect(body.trimEnd().endsWith("</script>\n</body>\n</html>")).toBe(true);
     expect(html).toContain("<\\/script><script>alert(1)<\\/script>");
     expect(html.match(/<\/script/gi)).toHaveLength(1); // only the element's own end tag
   });
 
   it("refuses an index.html without a style or body", () => {
-    expect(() => buildFrameDocument({ indexHtml: "<html></html>", grapherCss: "", hostSource: "" })).toThrow(/unsupported netron build/);
+    const parts = { grapherCss: "", hostSource: "", nonce: "n", config: { parentOrigin: "null" } };
+    expect(() => buildFrameDocument({ indexHtml: "<html></html>", ...parts })).toThrow(/unsupported netron build/);
   });
 });
 
