@@ -629,8 +629,9 @@ let host: FrameHost;
 
 /** A module worker for dagre layout, if this frame can run one; null otherwise (main-thread layout). */
 async function layoutWorker(workerSource: string | null, dagreUrl: string): Promise<string | null> {
-  // An opaque-origin (sandboxed) frame cannot start a worker from its own blob: URLs (measured in
-  // Chromium 156: the worker fails to load), so do not spend the attempt.
+  // An opaque-origin (sandboxed) frame cannot start a *module* worker from its own blob: URLs
+  // (measured in Chromium 156: an error event, no message; a classic worker from the same URL runs),
+  // and Netron's worker.js is a module that imports dagre.js: do not spend the attempt.
   if (!workerSource || window.origin === "null") return null;
   // Workers do not see the document's import map: point worker.js straight at dagre's blob URL.
   const url = URL.createObjectURL(new Blob([rewriteModule(workerSource, () => dagreUrl)], { type: "text/javascript" }));

@@ -101,16 +101,18 @@ def test_granularity_switches_live_and_keeps_the_selection(session: Session, art
 def test_viewer_switches_live_to_model_explorer_and_back(session: Session) -> None:
     kernel = session.kernel
     label = kernel.value("wn.selected_label")
+    title = session.page.page.locator(".tlw-title").first
     kernel.run("wn.viewer = 'model-explorer'")
+    # The title changes as the new draw starts (status "loading"): only then is "ready" the new viewer's.
+    expect(title).to_have_text("Model Explorer", timeout=30_000)
     session.wait_ready()
-    assert session.page.page.locator(".tlw-title").first.inner_text() == "Model Explorer"
     assert kernel.value("wn.selected_label") == label
     expect(session.frame.locator("info-panel .section .header", has_text="Node info").first).to_be_visible(
         timeout=30_000
     )
     kernel.run("wn.viewer = 'netron'")
+    expect(title).to_have_text("Netron", timeout=30_000)
     session.wait_ready()
-    assert session.page.page.locator(".tlw-title").first.inner_text() == "Netron"
     assert kernel.value("wn.selected_label") == label
 
 
