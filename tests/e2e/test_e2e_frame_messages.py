@@ -157,5 +157,34 @@ def test_export_through_netrons_menu_downloads_the_image(
     assert magic in path.read_bytes()[:200]
 
 
+# A link to a javascript: URL in Netron's frame (Netron's own sidebar buttons are such links).
+JAVASCRIPT_LINK = """() => {
+  const link = document.createElement("a");
+  link.id = "tlw-test-js-link";
+  link.href = "javascript:window.__tlwRan = (window.__tlwRan || 0) + 1";
+  link.textContent = "run";
+  link.style.cssText = "position: fixed; top: 0; right: 0; z-index: 99; background: yellow";
+  document.body.appendChild(link);
+}"""
+# What the frame's CSP says when something navigates it to a javascript: URL.
+CSP_REFUSAL = "Running the JavaScript URL violates the following Content Security Policy"
+
+
+def test_javascript_urls_never_run_in_netrons_frame(session: Session) -> None:
+    netron = session.frame("Netron")
+    netron.evaluate(JAVASCRIPT_LINK)
+    netron.locator("#tlw-test-js-link").click()  # the link guard: no navigation
+    # Past the guard (a script navigating the frame itself), the CSP refuses to run the URL.
+    with session.page.page.expect_console_message(
+        lambda message: CSP_REFUSAL in message.text, timeout=30_000
+    ):
+        netron.evaluate(
+            "() => { location.href = 'javascript:window.__tlwRan = (window.__tlwRan || 0) + 1'; }"
+        )
+    expect(session.page.page.locator(".tlw-status").nth(1)).to_have_attribute("data-state", "ready")
+    assert netron.evaluate("window.__tlwRan") is None
+    session.page.console_errors[:] = [text for text in session.page.console_errors if CSP_REFUSAL not in text]
+
+
 def test_no_console_errors(session: Session) -> None:
     assert session.page.console_errors == []
