@@ -6,9 +6,9 @@ import pathlib
 from collections.abc import Callable
 from typing import Any
 
-import anywidget
 import traitlets
 
+from ._browser_state import BrowserState
 from ._channel import Reply, RequestChannel
 from ._diff import BASELINE_OVERLAY_NAME, BaselineFacts, baseline_facts
 from ._errors import ViewerNotAvailableError
@@ -48,13 +48,17 @@ def _bundle() -> pathlib.Path | str:
     )
 
 
-class Explorer(anywidget.AnyWidget):
+class Explorer(BrowserState):
     """A torchlens trace drawn inline by Model Explorer (or Netron), selection synced with the kernel.
 
     Create it with :func:`torchlens_widgets.explore`.
     """
 
     _esm = _bundle()
+    # What a view may set (a click, the toolbar, what it reports); the rest is the kernel's.
+    _browser_writable = frozenset(
+        {"viewer", "granularity", "overlay", "height", "selected_node", "status", "error"}
+    )
 
     viewer = traitlets.Unicode("model-explorer").tag(sync=True)
     # Netron's view of the trace: module calls as drill-down boxes, every op flat, or rolled passes.
@@ -64,6 +68,7 @@ class Explorer(anywidget.AnyWidget):
     overlay = traitlets.Unicode("").tag(sync=True)
     # What the widget shows next to the overlay control: coverage, or why an overlay was refused.
     overlay_summary = traitlets.Unicode("", read_only=True).tag(sync=True)
+    # Why the last request did not go as asked: a refused overlay or view change, a failing callback.
     notice = traitlets.Unicode("", read_only=True).tag(sync=True)
     # A second Trace to compare against (Python-only; never synced), or None.
     baseline = traitlets.Any(None, allow_none=True)
@@ -149,6 +154,7 @@ class Explorer(anywidget.AnyWidget):
     def on_select(self, callback: SelectCallback) -> Callable[[], None]:
         """Call ``callback(record)`` after each selection, from a click or from select().
 
+        A callback that raises does not stop the others: ``w.notice`` names it and its exception.
         Returns a function that unregisters the callback.
         """
         self._callbacks.append(callback)
@@ -326,9 +332,7 @@ class Explorer(anywidget.AnyWidget):
         label = self._source.index.label_of(change["new"]) if change["new"] else ""
         self.set_trait("selected_label", label)
         if label:
-            record = self.selected
-            for callback in list(self._callbacks):
-                callback(record)
+            self._run_callbacks(self._callbacks, self.selected)
 
     def _publish_source(self) -> None:
         self._asset_key = self._source.assets().key
