@@ -17,6 +17,7 @@ from ._netron import check_granularity
 from ._offline import build_recording, page_html, read_bundle
 from ._overlays import (
     OVERLAYS,
+    VALUE_OVERLAYS,
     Overlay,
     OverlayCache,
     OverlayUnavailableError,
@@ -124,6 +125,8 @@ class Explorer(BrowserState):
         )
         self.set_trait("overlay_summary", self._overlay.summary if self._overlay else "")
         self.set_trait("baseline_summary", self._facts.summary() if self._facts else {})
+        if self._privacy_profile == "public":  # the toolbar offers only what the profile can show
+            self._overlay_choices = [name for name in OVERLAYS if name not in VALUE_OVERLAYS]
         self._channel = RequestChannel(self.send)
         self._channel.register("assets", self._answer_assets)
         self._channel.register("graph", self._answer_graph)
