@@ -14,7 +14,7 @@ from ._diff import BASELINE_OVERLAY_NAME, BaselineFacts, baseline_facts
 from ._errors import ViewerNotAvailableError
 from ._inspector import inspect_record
 from ._netron import check_granularity
-from ._offline import build_recording, page_html, read_bundle
+from ._offline import DEFAULT_MAX_BYTES, read_bundle, write_page
 from ._overlays import (
     OVERLAYS,
     VALUE_OVERLAYS,
@@ -25,6 +25,7 @@ from ._overlays import (
     overlay_over,
 )
 from ._payload import require_trace
+from ._progress import Progress
 from ._viewers import VIEWERS, ViewerSource, check_privacy_profile, make_source
 
 _BUNDLE = pathlib.Path(__file__).parent / "static" / "widget.js"
@@ -163,35 +164,76 @@ class Explorer(BrowserState):
         self._callbacks.append(callback)
         return lambda: self._callbacks.remove(callback) if callback in self._callbacks else None
 
-    def save_html(self, path: str | pathlib.Path, *, inspector: bool = True) -> pathlib.Path:
+    def save_html(
+        self,
+        path: str | pathlib.Path,
+        *,
+        inspector: bool = True,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        progress: bool | None = None,
+    ) -> pathlib.Path:
         """Write one self-contained HTML file that shows this widget with no kernel and no network.
 
         It holds the viewer, the graph, every overlay this capture can show (switchable in the
         file's toolbar), the current selection and, unless ``inspector=False``, the inspector facts
         of every node. The notebook's saved state stays small: only this file holds the assets.
+
+        The file is at most ``max_bytes`` bytes (default 32 MiB). Inspector facts are added in graph
+        order, the selected node first, while they fit; past the bound a node keeps its facts with
+        its value summary left out, or only its name, and its panel in the file says so and how to
+        save it whole (a larger ``max_bytes``). If the viewer and the graph alone do not fit,
+        SaveSizeError says how many bytes they need, and nothing is written.
+
+        Replies are written to the file as they are computed, never all held at once. A progress
+        bar shows in the cell for a long write (``progress=None``: in a notebook, from 200 nodes
+        on; ``True`` / ``False`` to force it on or off).
         """
         target = pathlib.Path(path)
+        bundle = read_bundle(_BUNDLE)  # a missing bundle fails before any work
         state = {name: getattr(self, name) for name in _SAVED_TRAITS}
         state.update(status="", error="", notice="")
+        names = list(dict.fromkeys(["", self.overlay, *self._overlay_choices]))
+        labels = self._source.index.labels_by_id()
+        nodes = len(set(labels.values())) if inspector else 0
+        bar = Progress(len(names) + nodes, "Saving", progress)
         graphs: dict[str, tuple[Reply, str]] = {}
         refused: dict[str, str] = {}
-        for name in dict.fromkeys(["", self.overlay, *self._overlay_choices]):
+        for done, name in enumerate(names, 1):
+            bar.update(done, f"overlay {name or '(none)'}")
             try:
                 overlay = self._overlay_for(name)
             except OverlayUnavailableError as error:
                 refused[name] = str(error)
                 continue
             graphs[name] = (self._source.graph(overlay), overlay.summary if overlay else "")
-        recording = build_recording(
-            state=state,
-            assets=self._source.assets().reply(),
-            graphs=graphs,
-            refused=refused,
-            labels=self._source.index.labels_by_id(),
-            inspect=self._inspect_label if inspector else None,
+        try:
+            report = write_page(
+                target,
+                bundle=bundle,
+                title=f"{self._graph_info.get('label') or 'model'} in {self.viewer}",
+                state=state,
+                assets=self._source.assets().reply(),
+                graphs=graphs,
+                refused=refused,
+                labels=labels,
+                inspect=self._inspect_label if inspector else None,
+                first=self.selected_label,
+                max_bytes=max_bytes,
+                progress=lambda done: bar.update(len(names) + done, f"node {done:,} of {nodes:,}"),
+            )
+        except Exception as error:
+            bar.finish(f"not saved: {type(error).__name__}", ok=False)
+            raise
+        self._last_save = report
+        left_out = report.trimmed + report.bare
+        bar.finish(
+            f"{target.name}: {report.bytes / 1e6:.1f} MB"
+            + (
+                f"; {left_out:,} of {report.nodes:,} nodes without value summary (max_bytes)"
+                if left_out
+                else ""
+            )
         )
-        title = f"{self._graph_info.get('label') or 'model'} in {self.viewer}"
-        target.write_text(page_html(recording, read_bundle(_BUNDLE), title), encoding="utf-8")
         return target
 
     @property
