@@ -162,3 +162,22 @@ def test_diff_raising_callback_is_shown_and_the_others_still_run(pair: tuple[Any
     wire.update(selected_node=d.payload.resolve("linear_1_1"))
     assert seen == [d.selected]
     assert "ZeroDivisionError" in d.notice and "<lambda>" in d.notice
+
+
+def test_a_view_switch_that_fails_after_validation_is_undone(explorer: Any, monkeypatch: Any) -> None:
+    """The viewer name is valid but its package is broken: the switch fails in the kernel, and the
+    widget stays on the viewer it shows, in the kernel and in every view."""
+    from torchlens_widgets import _viewers
+
+    def broken(viewer: str, *args: Any) -> Any:
+        raise tlw.ViewerAssetsError(
+            "netron 0.0 is installed but lacks its web asset 'view.js'. Remedy: reinstall"
+        )
+
+    monkeypatch.setattr("torchlens_widgets._explorer.make_source", broken)
+    assert _viewers.VIEWERS  # the names are valid; the failure comes from building the source
+    wire = Wire(explorer)
+    wire.update(viewer="netron")
+    assert explorer.viewer == "model-explorer" and explorer._source.index.has_id(explorer.selected_node)
+    assert wire.updates("viewer")[-1] == "model-explorer"
+    assert "ViewerAssetsError" in explorer.notice and "Remedy" in explorer.notice

@@ -42,6 +42,7 @@ class BrowserState(anywidget.AnyWidget):
     def _apply(self, name: str, value: Any) -> None:
         if name not in _REPORTS:
             self.set_trait("notice", "")  # a new request from the user: the last explanation is stale
+        old = getattr(self, name)
         try:
             # Validated at once (not deferred to the end of a hold_trait_notifications block, where a
             # non-TraitError refusal would leave the value set): a refusal leaves the kernel's value.
@@ -49,6 +50,8 @@ class BrowserState(anywidget.AnyWidget):
             with self._lock_property(**{name: value}):
                 self.set_trait(name, value)  # status and error are read-only for Python, not for views
         except Exception as error:
+            if getattr(self, name) != old:  # accepted, then an observer failed (e.g. a viewer's assets)
+                self.set_trait(name, old)
             self._refuse(name, value, f"{type(error).__name__}: {_message(error)}")
             return
         if _same(self.get_state(name)[name], value):
