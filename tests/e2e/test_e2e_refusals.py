@@ -87,6 +87,11 @@ def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
 
 def test_a_refused_value_set_in_the_page_is_reverted_and_explained(session: Session) -> None:
     kernel = session.kernel
+    assert kernel.value("(w.notice, local.notice, public.notice)") == (
+        "",
+        "",
+        "",
+    )  # drawing sets nothing refused
     kernel.run("w.select('transformer.h.2.mlp.c_fc'); seen.clear()")
     node = kernel.value("w.selected_node")
     model_id = kernel.value("w.model_id")
