@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sets everything up and opens the demo notebook in JupyterLab (http://127.0.0.1:8888).
+# Sets everything up and opens the demo notebook in JupyterLab (on 127.0.0.1; the URL is printed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh demo
-exec .venv/bin/jupyter lab --ServerApp.ip=127.0.0.1 notebooks/01_explore.ipynb "$@"
+exec bash scripts/lab.sh "$@"

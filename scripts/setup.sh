@@ -21,10 +21,30 @@ if [ ! -x .venv/bin/python ]; then
   echo "== creating .venv"
   python3 -m venv .venv
 fi
+# The repository's package.json says "type": "module", and Node applies the nearest package.json to
+# every .js file below it, .venv included: JupyterLab's yarn.js then fails to load (a screen of
+# minified JavaScript at each start). Inside .venv, .js files are CommonJS, as their packages expect.
+echo '{"type": "commonjs"}' > .venv/package.json
 py=.venv/bin/python
-$py -m pip install -q --upgrade pip 2>&1 | grep -v "is ignored" || true
+
+# pip, quiet: nothing on success but its warnings; on failure its whole output and the set-up stops.
+pip_install() {
+  local log status=0
+  log=$(mktemp)
+  "$py" -m pip install -q "$@" >"$log" 2>&1 || status=$?
+  if [ "$status" != 0 ]; then
+    cat "$log" >&2
+    rm -f "$log"
+    echo "== pip install $* failed (exit $status); its output is above" >&2
+    exit "$status"
+  fi
+  grep -v "is ignored" "$log" || true  # only the display is filtered, never the status
+  rm -f "$log"
+}
+
+pip_install --upgrade pip
 echo "== torch 2.13.0 (CPU) before the project, so nothing pulls a CUDA build"
-$py -m pip install -q torch==2.13.0 2>&1 | grep -v "is ignored" || true
+pip_install torch==2.13.0
 echo "== torchlens-widgets[$extra] (editable; builds js/ into torchlens_widgets/static/)"
-$py -m pip install -q -e ".[$extra]" 2>&1 | grep -v "is ignored" || true
+pip_install -e ".[$extra]"
 $py -c "import torchlens_widgets, pathlib; p = pathlib.Path(torchlens_widgets.__file__).parent / 'static' / 'widget.js'; assert p.is_file(), p; print('bundle:', p, p.stat().st_size, 'bytes')"

@@ -19,7 +19,6 @@ npx tsc --noEmit -p .
 echo "== vitest"
 npx vitest run
 echo "== wheel contains the bundle"
-rm -rf dist && $py -m pip wheel -q --no-deps -w dist . 2>&1 | grep -v "is ignored" || true
-$py -m zipfile -l dist/*.whl | grep -q "torchlens_widgets/static/widget.js"
+bash scripts/check_wheel.sh
 echo "== pytest (unit, end-to-end, notebooks)"
 $py -m pytest -q -p no:cacheprovider --nbmake tests notebooks

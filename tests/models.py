@@ -39,6 +39,15 @@ def gpt2(n_layer: int = 12) -> tuple[nn.Module, torch.Tensor]:
     return GPT2LMHeadModel(config).eval(), torch.randint(0, 50257, (1, 16))
 
 
+def gpt2_48() -> tuple[nn.Module, torch.Tensor]:
+    """GPT-2 with 48 blocks, 64 wide (random weights): ~2,300 ops, the big graph of the e2e tests."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    config = GPT2Config(n_layer=48, n_embd=64, n_head=2, vocab_size=1000, n_positions=64)
+    return GPT2LMHeadModel(config).eval(), torch.randint(0, 1000, (1, 16))
+
+
 def hostile_names() -> nn.Module:
     """Module and class names with markup, quotes, '%', '/' and control bytes."""
     evil = type("<img src=x onerror=alert(1)>", (nn.Module,), {"forward": lambda self, x: x * 2})

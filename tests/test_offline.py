@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import torch
 import torchlens as tl
-from models import hostile_names
+from models import gpt2_48, hostile_names
 
 import torchlens_widgets as tlw
 from torchlens_widgets import _explorer, _offline
@@ -111,3 +111,93 @@ def test_buffer_pool_stores_each_part_once() -> None:
     assert pool.add([b"graph", b"a"]) == [0, 1]
     assert pool.add([b"graph", b"b"]) == [0, 2]
     assert [base64.b64decode(text) for text in pool.encoded] == [b"graph", b"a", b"b"]
+
+
+# ----- size bound, streaming, progress (GPT-2 with 48 blocks: ~2,300 nodes) ----------------------------
+
+
+@pytest.fixture(scope="module")
+def gpt2_48_log() -> Any:
+    model, tokens = gpt2_48()
+    with torch.no_grad():
+        return tl.trace(model, tokens)
+
+
+def inspector_statuses(recording: dict[str, Any]) -> dict[str, str]:
+    """Label -> what the saved panel shows for it: "summary", "left out" (facts, no value) or "bare"."""
+    shown = {}
+    for label, reply in recording["inspect"].items():
+        value = reply["result"]["value"] or {}
+        if value.get("status") == "withheld" and "max_bytes" in value.get("message", ""):
+            shown[label] = "bare" if not reply["result"]["facts"] else "left out"
+        else:
+            shown[label] = value.get("status", "none")
+    return shown
+
+
+def test_gpt2_48_file_stays_within_the_bound_and_says_what_it_left_out(
+    gpt2_48_log: Any, tmp_path: Path
+) -> None:
+    w = tlw.explore(gpt2_48_log).select("transformer.h.40.mlp.c_fc")
+    whole = w.save_html(tmp_path / "whole.html")  # the default bound (32 MiB) holds it whole
+    assert whole.stat().st_size <= _offline.DEFAULT_MAX_BYTES
+    assert set(inspector_statuses(saved(whole)["recording"]).values()) <= {"summary", "not_saved", "empty"}
+    bound = whole.stat().st_size // 2
+    path = w.save_html(tmp_path / "bounded.html", max_bytes=bound)
+    assert path.stat().st_size <= bound
+    recording = saved(path)["recording"]
+    shown = inspector_statuses(recording)
+    assert set(shown) == set(w._source.index.labels_by_id().values())  # every node has its panel
+    assert shown[w.selected_label] == "summary"  # the selection first
+    assert "left out" in shown.values() and "summary" in shown.values()
+    left_out = next(label for label, status in shown.items() if status == "left out")
+    message = recording["inspect"][left_out]["result"]["value"]["message"]
+    assert f"max_bytes={bound:,}" in message and "Remedy" in message
+    # Everything else is as in the whole file: assets, every overlay's graph, selection.
+    assert recording["graphs"].keys() == saved(whole)["recording"]["graphs"].keys()
+    assert recording["state"]["selected_label"] == w.selected_label
+
+
+def test_a_bound_too_small_for_the_graph_is_a_typed_error_naming_the_size(
+    tiny_log: Any, tmp_path: Path
+) -> None:
+    w = tlw.explore(tiny_log)
+    with pytest.raises(
+        tlw.SaveSizeError, match=r"needs at least [\d,]+ bytes.*Remedy: save_html\(path, max_bytes="
+    ) as caught:
+        w.save_html(tmp_path / "x.html", max_bytes=100_000)
+    assert isinstance(caught.value, ValueError)
+    assert list(tmp_path.iterdir()) == []  # nothing written, not even a partial file
+
+
+def test_saving_holds_no_reply_after_it_is_written(gpt2_48_log: Any, tmp_path: Path) -> None:
+    """The inspector replies (most of the file) go to disk as they come: saving them costs next to no
+    extra peak memory, however many there are."""
+    import tracemalloc
+
+    w = tlw.explore(gpt2_48_log, viewer="netron")
+    w.save_html(tmp_path / "warm.html", inspector=False)  # overlays computed once, outside the measure
+
+    def peak_of_save(name: str, inspector: bool) -> tuple[int, int]:
+        tracemalloc.start()
+        try:
+            path = w.save_html(tmp_path / name, inspector=inspector)
+            return tracemalloc.get_traced_memory()[1], path.stat().st_size
+        finally:
+            tracemalloc.stop()
+
+    peak_without, size_without = peak_of_save("without.html", False)
+    peak_with, size_with = peak_of_save("with.html", True)
+    replies = size_with - size_without
+    assert replies > 3_000_000  # 2,558 nodes' inspector replies
+    assert peak_with - peak_without < replies / 10, (peak_with, peak_without, replies)
+
+
+def test_no_progress_bar_outside_a_notebook_and_a_quiet_save(
+    gpt2_48_log: Any, tmp_path: Path, capsys: Any
+) -> None:
+    from torchlens_widgets._progress import Progress
+
+    assert not Progress(5000, "Saving").shown  # pytest is no notebook: nothing displayed, nothing printed
+    tlw.explore(gpt2_48_log, viewer="netron").save_html(tmp_path / "q.html", inspector=False)
+    assert capsys.readouterr() == ("", "")

@@ -23,6 +23,7 @@ from ._errors import (
     ViewerNotAvailableError,
 )
 from ._explorer import Explorer
+from ._offline import SaveSizeError
 from ._overlays import OVERLAYS, OverlayUnavailableError
 
 __version__ = "0.1.0"
@@ -35,6 +36,7 @@ __all__ = [
     "NotATraceError",
     "OverlayUnavailableError",
     "PayloadValidationError",
+    "SaveSizeError",
     "SelfComparisonError",
     "TorchlensWidgetsError",
     "ViewerAssetsError",

@@ -17,7 +17,7 @@ from importlib.resources.abc import Traversable
 from ._errors import ViewerAssetsError
 from ._versions import SUPPORTED, checked_version
 
-# Without any one of these the Model Explorer app never becomes ready (DESIGN.md section 3).
+# Without any one of these the Model Explorer app never becomes ready.
 _ME_ATLASES = tuple(
     f"static_files/{stem}.{ext}"
     for stem in ("FontRegular", "FontMedium", "FontBold", "icons_20240521")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import anywidget
 import traitlets
 
 from ._assets import model_explorer_assets
+from ._browser_state import BrowserState
 from ._channel import Reply, RequestChannel
 from ._diff import DiffPayload, diff_payload
 from ._difference import difference_reply
@@ -23,7 +23,7 @@ def _rename_log(expression: str, name: str) -> str:
     return name + expression[len("log") :] if expression.startswith("log") else expression
 
 
-class Diff(anywidget.AnyWidget):
+class Diff(BrowserState):
     """Two torchlens traces in Model Explorer's split pane, each coloured by torchlens' per-node delta.
 
     Create it with :func:`torchlens_widgets.diff`.
@@ -31,6 +31,7 @@ class Diff(anywidget.AnyWidget):
 
     _esm = _bundle()
     _kind = traitlets.Unicode("diff").tag(sync=True)  # the shared bundle renders two panes, no toolbar
+    _browser_writable = frozenset({"height", "selected_node", "status", "error"})
     viewer = traitlets.Unicode("model-explorer", read_only=True).tag(sync=True)
     height = traitlets.Int(640, min=200).tag(sync=True)
     # The node id of the selection in either pane ("" when none); ids are shared by both captures.
@@ -43,6 +44,8 @@ class Diff(anywidget.AnyWidget):
     summary = traitlets.Dict(read_only=True).tag(sync=True)
     status = traitlets.Unicode("", read_only=True).tag(sync=True)
     error = traitlets.Unicode("", read_only=True).tag(sync=True)
+    # Why the last request did not go as asked: a refused selection, a failing callback.
+    notice = traitlets.Unicode("", read_only=True).tag(sync=True)
     _asset_key = traitlets.Unicode("").tag(sync=True)
     _graph_rev = traitlets.Int(0).tag(sync=True)
     _graph_info = traitlets.Dict().tag(sync=True)
@@ -101,6 +104,8 @@ class Diff(anywidget.AnyWidget):
         return self
 
     def on_select(self, callback: PairCallback) -> Callable[[], None]:
+        """Call ``callback((record_a, record_b))`` after each selection; one that raises is named in
+        ``d.notice`` and the others still run. Returns a function that unregisters the callback."""
         self._callbacks.append(callback)
         return lambda: self._callbacks.remove(callback) if callback in self._callbacks else None
 
@@ -119,9 +124,7 @@ class Diff(anywidget.AnyWidget):
         labels = (self._payload.a.index.label_of(node_id), self._payload.b.index.label_of(node_id))
         self.set_trait("selected_labels", labels if node_id else ("", ""))
         if node_id:
-            pair = self.selected
-            for callback in list(self._callbacks):
-                callback(pair)  # type: ignore[arg-type]
+            self._run_callbacks(self._callbacks, self.selected)
 
     def _answer_assets(self, params: dict[str, Any]) -> Reply:
         return model_explorer_assets().reply()

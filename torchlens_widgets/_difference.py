@@ -1,19 +1,32 @@
 """The diff inspector's third panel: what changed between the two captures' values of one node.
 
 Facts (max |Δ|, ‖Δ‖, relative ‖Δ‖, changed elements, torchlens' own delta) and the value summary of
-``b - a`` (statistics, histogram, heatmap) with the inspector's bounded, binary encoding. A node that
+``b - a`` (statistics, histogram, heatmap) with the inspector's bounded, binary encoding. Like the
+inspector, it reads at most ``MAX_SAMPLE`` elements of each side (the same strided positions) and one
+strided 2-D slice, as float64 on the CPU, so a 100M-element activation (on any device) costs the same
+as a 4M-element one; past that bound the facts are estimates and say so ("sampled"). A node that
 cannot be compared says why (one side only, a value not saved, shapes or dtypes that differ) instead
 of showing a zero.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
 
 from ._channel import Reply
-from ._inspector import _fact, _first_op, _kind, _quote, _shape_text, summarize_tensor
+from ._inspector import (
+    _dtype_text,
+    _fact,
+    _first_op,
+    _kind,
+    _quote,
+    _shape_text,
+    bounded_read,
+    summarize_read,
+)
 
 _NUMERIC = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
@@ -72,23 +85,59 @@ def difference_reply(
         return header, []
     assert isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
     buffers: list[bytes] = []
+    if a.numel() == 0:
+        header["facts"] = [_fact("shape", "shape", list(a.shape), _shape_text(list(a.shape)))]
+        header["value"] = {"status": "empty", "source": header["expression"], "message": "No elements."}
+        return header, buffers
     with torch.no_grad():
-        exact = b.to(torch.float64) - a.to(torch.float64)  # the facts, without rounding
-        norm_a = float(torch.linalg.vector_norm(a.to(torch.float64)))
-        norm = float(torch.linalg.vector_norm(exact))
-        delta = exact.to(torch.promote_types(a.dtype, b.dtype))  # summarised in the captures' dtype
+        # Bounded like the inspector: the same strided positions of a and b (at most MAX_SAMPLE
+        # elements and one strided 2-D slice), as float64 on the CPU; never a full-size copy.
+        read_a, read_b = bounded_read(a), bounded_read(b)
+        difference = read_b.minus(read_a)
+        exact = difference.sample
+        sampled = difference.step > 1
+        numel, seen = a.numel(), exact.numel()
+        scale = numel / seen  # a sum over the sample stands for the whole tensor's
+        norm_a = float(torch.linalg.vector_norm(read_a.sample)) * math.sqrt(scale)
+        norm = float(torch.linalg.vector_norm(exact)) * math.sqrt(scale)
         changed = int(torch.count_nonzero(exact))
+        estimate = "≈" if sampled else ""
         header["facts"] = [
             _fact("shape", "shape", list(a.shape), _shape_text(list(a.shape))),
-            _measure("max_abs", "max |Δ|", float(exact.abs().max()) if exact.numel() else 0.0),
-            _measure("l2", "‖Δ‖ (L2)", norm),
+            _measure("max_abs", "max |Δ| (of the sample)" if sampled else "max |Δ|", _max_abs(exact)),
+            _measure("l2", f"‖Δ‖ (L2){' ≈' if sampled else ''}", norm),
             _measure("relative", "‖Δ‖ / ‖a‖", norm / norm_a if norm_a else None),
-            _fact("changed", "changed elements", changed, f"{changed:,} of {exact.numel():,}"),
+            _fact(
+                "changed",
+                "changed elements",
+                round(changed * scale) if sampled else changed,
+                f"{estimate}{round(changed * scale):,} of {numel:,}"
+                + (f" ({changed:,} of {seen:,} sampled)" if sampled else ""),
+            ),
             _measure("torchlens_delta", "torchlens delta", torchlens_delta),
         ]
-        value = summarize_tensor(delta, buffers)
+        if sampled:
+            header["facts"].insert(
+                1,
+                _fact(
+                    "sampled",
+                    "sampled",
+                    True,
+                    f"every {difference.step:,}th of {numel:,} elements (estimates, like the inspector)",
+                ),
+            )
+        value = {
+            "shape": list(a.shape),
+            "dtype": _dtype_text(torch.promote_types(a.dtype, b.dtype)),
+            "numel": numel,
+            **summarize_read(difference, buffers),
+        }
     header["value"] = {"status": "summary", "source": header["expression"], **value}
     return header, buffers
+
+
+def _max_abs(values: torch.Tensor) -> float:
+    return float(values.abs().max()) if values.numel() else 0.0
 
 
 def _measure(key: str, name: str, value: float | None) -> dict[str, Any]:

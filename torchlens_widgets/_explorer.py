@@ -6,17 +6,18 @@ import pathlib
 from collections.abc import Callable
 from typing import Any
 
-import anywidget
 import traitlets
 
+from ._browser_state import BrowserState
 from ._channel import Reply, RequestChannel
 from ._diff import BASELINE_OVERLAY_NAME, BaselineFacts, baseline_facts
 from ._errors import ViewerNotAvailableError
 from ._inspector import inspect_record
 from ._netron import check_granularity
-from ._offline import build_recording, page_html, read_bundle
+from ._offline import DEFAULT_MAX_BYTES, read_bundle, write_page
 from ._overlays import (
     OVERLAYS,
+    VALUE_OVERLAYS,
     Overlay,
     OverlayCache,
     OverlayUnavailableError,
@@ -24,6 +25,7 @@ from ._overlays import (
     overlay_over,
 )
 from ._payload import require_trace
+from ._progress import Progress
 from ._viewers import VIEWERS, ViewerSource, check_privacy_profile, make_source
 
 _BUNDLE = pathlib.Path(__file__).parent / "static" / "widget.js"
@@ -48,13 +50,17 @@ def _bundle() -> pathlib.Path | str:
     )
 
 
-class Explorer(anywidget.AnyWidget):
+class Explorer(BrowserState):
     """A torchlens trace drawn inline by Model Explorer (or Netron), selection synced with the kernel.
 
     Create it with :func:`torchlens_widgets.explore`.
     """
 
     _esm = _bundle()
+    # What a view may set (a click, the toolbar, what it reports); the rest is the kernel's.
+    _browser_writable = frozenset(
+        {"viewer", "granularity", "overlay", "height", "selected_node", "status", "error"}
+    )
 
     viewer = traitlets.Unicode("model-explorer").tag(sync=True)
     # Netron's view of the trace: module calls as drill-down boxes, every op flat, or rolled passes.
@@ -64,6 +70,7 @@ class Explorer(anywidget.AnyWidget):
     overlay = traitlets.Unicode("").tag(sync=True)
     # What the widget shows next to the overlay control: coverage, or why an overlay was refused.
     overlay_summary = traitlets.Unicode("", read_only=True).tag(sync=True)
+    # Why the last request did not go as asked: a refused overlay or view change, a failing callback.
     notice = traitlets.Unicode("", read_only=True).tag(sync=True)
     # A second Trace to compare against (Python-only; never synced), or None.
     baseline = traitlets.Any(None, allow_none=True)
@@ -119,6 +126,8 @@ class Explorer(anywidget.AnyWidget):
         )
         self.set_trait("overlay_summary", self._overlay.summary if self._overlay else "")
         self.set_trait("baseline_summary", self._facts.summary() if self._facts else {})
+        if self._privacy_profile == "public":  # the toolbar offers only what the profile can show
+            self._overlay_choices = [name for name in OVERLAYS if name not in VALUE_OVERLAYS]
         self._channel = RequestChannel(self.send)
         self._channel.register("assets", self._answer_assets)
         self._channel.register("graph", self._answer_graph)
@@ -149,40 +158,82 @@ class Explorer(anywidget.AnyWidget):
     def on_select(self, callback: SelectCallback) -> Callable[[], None]:
         """Call ``callback(record)`` after each selection, from a click or from select().
 
+        A callback that raises does not stop the others: ``w.notice`` names it and its exception.
         Returns a function that unregisters the callback.
         """
         self._callbacks.append(callback)
         return lambda: self._callbacks.remove(callback) if callback in self._callbacks else None
 
-    def save_html(self, path: str | pathlib.Path, *, inspector: bool = True) -> pathlib.Path:
+    def save_html(
+        self,
+        path: str | pathlib.Path,
+        *,
+        inspector: bool = True,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        progress: bool | None = None,
+    ) -> pathlib.Path:
         """Write one self-contained HTML file that shows this widget with no kernel and no network.
 
         It holds the viewer, the graph, every overlay this capture can show (switchable in the
         file's toolbar), the current selection and, unless ``inspector=False``, the inspector facts
         of every node. The notebook's saved state stays small: only this file holds the assets.
+
+        The file is at most ``max_bytes`` bytes (default 32 MiB). Inspector facts are added in graph
+        order, the selected node first, while they fit; past the bound a node keeps its facts with
+        its value summary left out, or only its name, and its panel in the file says so and how to
+        save it whole (a larger ``max_bytes``). If the viewer and the graph alone do not fit,
+        SaveSizeError says how many bytes they need, and nothing is written.
+
+        Replies are written to the file as they are computed, never all held at once. A progress
+        bar shows in the cell for a long write (``progress=None``: in a notebook, from 200 nodes
+        on; ``True`` / ``False`` to force it on or off).
         """
         target = pathlib.Path(path)
+        bundle = read_bundle(_BUNDLE)  # a missing bundle fails before any work
         state = {name: getattr(self, name) for name in _SAVED_TRAITS}
         state.update(status="", error="", notice="")
+        names = list(dict.fromkeys(["", self.overlay, *self._overlay_choices]))
+        labels = self._source.index.labels_by_id()
+        nodes = len(set(labels.values())) if inspector else 0
+        bar = Progress(len(names) + nodes, "Saving", progress)
         graphs: dict[str, tuple[Reply, str]] = {}
         refused: dict[str, str] = {}
-        for name in dict.fromkeys(["", self.overlay, *self._overlay_choices]):
+        for done, name in enumerate(names, 1):
+            bar.update(done, f"overlay {name or '(none)'}")
             try:
                 overlay = self._overlay_for(name)
             except OverlayUnavailableError as error:
                 refused[name] = str(error)
                 continue
             graphs[name] = (self._source.graph(overlay), overlay.summary if overlay else "")
-        recording = build_recording(
-            state=state,
-            assets=self._source.assets().reply(),
-            graphs=graphs,
-            refused=refused,
-            labels=self._source.index.labels_by_id(),
-            inspect=self._inspect_label if inspector else None,
+        try:
+            report = write_page(
+                target,
+                bundle=bundle,
+                title=f"{self._graph_info.get('label') or 'model'} in {self.viewer}",
+                state=state,
+                assets=self._source.assets().reply(),
+                graphs=graphs,
+                refused=refused,
+                labels=labels,
+                inspect=self._inspect_label if inspector else None,
+                first=self.selected_label,
+                max_bytes=max_bytes,
+                progress=lambda done: bar.update(len(names) + done, f"node {done:,} of {nodes:,}"),
+            )
+        except Exception as error:
+            bar.finish(f"not saved: {type(error).__name__}", ok=False)
+            raise
+        self._last_save = report
+        left_out = report.trimmed + report.bare
+        bar.finish(
+            f"{target.name}: {report.bytes / 1e6:.1f} MB"
+            + (
+                f"; {left_out:,} of {report.nodes:,} nodes without value summary (max_bytes)"
+                if left_out
+                else ""
+            )
         )
-        title = f"{self._graph_info.get('label') or 'model'} in {self.viewer}"
-        target.write_text(page_html(recording, read_bundle(_BUNDLE), title), encoding="utf-8")
         return target
 
     @property
@@ -326,9 +377,7 @@ class Explorer(anywidget.AnyWidget):
         label = self._source.index.label_of(change["new"]) if change["new"] else ""
         self.set_trait("selected_label", label)
         if label:
-            record = self.selected
-            for callback in list(self._callbacks):
-                callback(record)
+            self._run_callbacks(self._callbacks, self.selected)
 
     def _publish_source(self) -> None:
         self._asset_key = self._source.assets().key

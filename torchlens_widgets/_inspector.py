@@ -21,10 +21,12 @@ summary counts NaN and Inf itself.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import ntpath
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -425,26 +427,74 @@ def _unsupported(tensor: torch.Tensor) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Plane:
+    """The strided read of one 2-D slice (float64, CPU, at most HEATMAP_READ_SIDE squared) and its origin."""
+
+    grid: torch.Tensor
+    where: str  # e.g. "[0, :, :]"
+    rows: int  # the slice's full size
+    cols: int
+    steps: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class BoundedRead:
+    """All the inspector reads of a tensor: a flat strided sample and one strided 2-D slice.
+
+    Both are float64 on the CPU and bounded (MAX_SAMPLE elements, HEATMAP_READ_SIDE squared), whatever
+    the tensor's size or device, so anything computed from them (a difference included) is bounded too.
+    """
+
+    shape: list[int]
+    numel: int
+    sample: torch.Tensor
+    step: int
+    plane: Plane | None
+
+    def minus(self, other: BoundedRead) -> BoundedRead:
+        """``self - other`` element by element, for two reads of tensors of one shape (same positions)."""
+        plane = None
+        if self.plane is not None and other.plane is not None:
+            plane = dataclasses.replace(self.plane, grid=self.plane.grid - other.plane.grid)
+        return BoundedRead(self.shape, self.numel, self.sample - other.sample, self.step, plane)
+
+
+def bounded_read(tensor: torch.Tensor) -> BoundedRead:
+    """What the inspector reads of ``tensor`` (complex as magnitude, booleans as 0/1)."""
+    sample, step = _flat_sample(tensor, MAX_SAMPLE)
+    return BoundedRead(list(tensor.shape), tensor.numel(), sample, step, _plane(tensor))
+
+
 def summarize_tensor(tensor: torch.Tensor, buffers: list[bytes]) -> dict[str, Any]:
     """Statistics, histogram and heatmap of ``tensor``; appends their buffers to ``buffers``.
 
     Complex tensors are summarised by magnitude, booleans as 0/1.
     """
-    numel = tensor.numel()
-    out: dict[str, Any] = {"shape": list(tensor.shape), "dtype": _dtype_text(tensor.dtype), "numel": numel}
+    out: dict[str, Any] = {
+        "shape": list(tensor.shape),
+        "dtype": _dtype_text(tensor.dtype),
+        "numel": tensor.numel(),
+    }
     if tensor.is_complex():
         out["of"] = "abs"
-    if numel == 0:
+    if tensor.numel() == 0:
         out.update(status="empty", message="The tensor has no elements.")
         return out
-    sample, step = _flat_sample(tensor, MAX_SAMPLE)
-    values = sample.numpy()
-    stats, finite = _stats(values)
-    stats.update(numel=numel, sample_size=int(values.size), sampled=step > 1, stride=step)
-    out["stats"] = stats
-    out["histogram"] = _histogram(finite, stats, buffers)
-    out["heatmap"] = _heatmap(tensor, buffers)
+    out.update(summarize_read(bounded_read(tensor), buffers))
     return out
+
+
+def summarize_read(read: BoundedRead, buffers: list[bytes]) -> dict[str, Any]:
+    """Statistics (marked ``sampled`` past MAX_SAMPLE elements), histogram and heatmap of a bounded read."""
+    values = read.sample.numpy()
+    stats, finite = _stats(values)
+    stats.update(numel=read.numel, sample_size=int(values.size), sampled=read.step > 1, stride=read.step)
+    return {
+        "stats": stats,
+        "histogram": _histogram(finite, stats, buffers),
+        "heatmap": _heatmap(read.plane, buffers) if read.plane is not None else None,
+    }
 
 
 def _flat_sample(tensor: torch.Tensor, limit: int) -> tuple[torch.Tensor, int]:
@@ -526,8 +576,8 @@ def _histogram(finite: np.ndarray, stats: dict[str, Any], buffers: list[bytes]) 
     }
 
 
-def _heatmap(tensor: torch.Tensor, buffers: list[bytes]) -> dict[str, Any] | None:
-    """A small image of one 2-D slice (the last two dims at index 0 of the others) or of a 1-D tensor."""
+def _plane(tensor: torch.Tensor) -> Plane | None:
+    """One 2-D slice (the last two dims at index 0 of the others) or a 1-D tensor, read with a stride."""
     if tensor.dim() == 0:
         return None
     if tensor.dim() == 1:
@@ -539,13 +589,18 @@ def _heatmap(tensor: torch.Tensor, buffers: list[bytes]) -> dict[str, Any] | Non
     rows, cols = int(plane.shape[0]), int(plane.shape[1])
     if rows == 0 or cols == 0:
         return None
-    # Read with a stride (at most HEATMAP_READ_SIDE rows and columns), then pool to the cell grid.
+    # At most HEATMAP_READ_SIDE rows and columns are converted; the heatmap pools them to its cell grid.
     row_step = math.ceil(rows / HEATMAP_READ_SIDE)
     col_step = math.ceil(cols / HEATMAP_READ_SIDE)
     part = plane[::row_step, ::col_step]
     if part.is_complex():
         part = part.abs()
-    grid = part.to(device="cpu", dtype=torch.float64)
+    return Plane(part.to(device="cpu", dtype=torch.float64), where, rows, cols, (row_step, col_step))
+
+
+def _heatmap(plane: Plane, buffers: list[bytes]) -> dict[str, Any]:
+    """A small image of a strided 2-D slice: uint8 cells scaled to its finite range, plus a mask."""
+    grid = plane.grid
     out_rows, out_cols = min(grid.shape[0], HEATMAP_MAX_ROWS), min(grid.shape[1], HEATMAP_MAX_COLS)
     pooled = (out_rows, out_cols) != tuple(grid.shape)
     if pooled:
@@ -565,10 +620,10 @@ def _heatmap(tensor: torch.Tensor, buffers: list[bytes]) -> dict[str, Any] | Non
     header: dict[str, Any] = {
         "rows": out_rows,
         "cols": out_cols,
-        "slice": where,
-        "slice_shape": [rows, cols],
-        "stride": [row_step, col_step],
-        "sampled": row_step > 1 or col_step > 1,
+        "slice": plane.where,
+        "slice_shape": [plane.rows, plane.cols],
+        "stride": list(plane.steps),
+        "sampled": plane.steps != (1, 1),
         "pooled": pooled,
         "lo": _number(lo),
         "hi": _number(hi),

@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 # Private torchlens internals: tl.export.netron() only writes files or serves over HTTP, so the
 # in-memory path calls the steps it is made of. torchlens is pinned (<2.37) and
-# tests/test_netron.py has a contract test for each name used here.
+# tests/test_torchlens_contract.py has a contract test for each name used here.
 from torchlens.export import _netron as tl_netron
 from torchlens.export._netron_attachment import write_attachment
 from torchlens.export._netron_emit import emit_model_json
+from torchlens.export._netron_fields import node_doc
 from torchlens.export._netron_records import NETRON_MODULE_DOMAIN, NetronNode, NetronProjection
 
 from ._assets import AssetBundle
@@ -46,7 +47,7 @@ GRANULARITIES = ("module", "op", "rolled")
 _DEPTH: Final = 1
 _SHOW_BUFFERS: Final[Literal["meaningful"]] = "meaningful"
 
-# The Netron files torchlens' ONNX JSON needs (DESIGN.md section 3). flatbuffers.js is required even
+# The Netron files the app loads to open torchlens' ONNX JSON. flatbuffers.js is required even
 # for JSON: onnx.js imports it, and a failed import silently stops ONNX JSON from matching.
 # browser.js and index.js are deliberately absent: they phone home (see js/netron/frame-host.ts).
 NETRON_MODULES = (
@@ -212,11 +213,12 @@ class NetronArtifact:
         )
 
 
-def netron_artifact(log: Any, granularity: str = "module") -> NetronArtifact:
+def netron_artifact(log: Any, granularity: str = "module", privacy_profile: str = "local") -> NetronArtifact:
     """Export ``log`` for Netron the way ``tl.export.netron(log, path, attachment=True)`` does.
 
     torchlens' warnings (e.g. a root graph too tall to stay legible) are captured and returned in
     ``warnings`` so the widget can show them next to the graph instead of in the kernel log.
+    ``privacy_profile="public"`` drops the call sites from the node descriptions (see _public_docs).
     """
     require_trace(log)
     check_granularity(granularity)
@@ -225,6 +227,8 @@ def netron_artifact(log: Any, granularity: str = "module") -> NetronArtifact:
         tl_netron._validate_options(granularity, _DEPTH, _SHOW_BUFFERS)
         projection = tl_netron._build_projection(log, granularity, _DEPTH, _SHOW_BUFFERS)
         tl_netron._warn_extent(projection)
+    if privacy_profile == "public":
+        _public_docs(projection)
     graph_name = str(getattr(log, "model_class_name", "TorchLens graph"))
     model_json = emit_model_json(
         projection,
@@ -246,6 +250,29 @@ def netron_artifact(log: Any, granularity: str = "module") -> NetronArtifact:
         root_node_count=len(projection.nodes),
         warnings=tuple(str(warning.message) for warning in caught),
     )
+
+
+class _WithoutCallSite:
+    """A record as torchlens' docString writer sees it under the public profile: no recorded call site."""
+
+    def __init__(self, record: Any) -> None:
+        self._record = record
+
+    def __getattr__(self, name: str) -> Any:
+        return None if name == "code_context" else getattr(self._record, name)
+
+
+def _public_docs(projection: NetronProjection) -> None:
+    """Node descriptions without source locations, as torchlens' public profile has for Model Explorer.
+
+    tl.export.netron has no privacy profile: every node's docString is torchlens' ``node_doc``,
+    "<function> called at <file>:<line>". Here each is rewritten by that same function from a view of
+    its record without the call site, so it names the function only. The curated attributes and the
+    metrics companion hold measured costs and structure, no values (pinned by the tests).
+    """
+    for node in [*projection.nodes, *(node for function in projection.functions for node in function.nodes)]:
+        source = projection.node_sources.get(node.name)
+        node.doc = node_doc(_WithoutCallSite(source)) if source is not None else ""
 
 
 def _attachment(projection: NetronProjection, identifier: str) -> tuple[str, str]:
@@ -275,11 +302,11 @@ def check_granularity(granularity: object) -> str:
 class NetronSource:
     """A trace as torchlens' Netron artifact plus its metrics companion (ViewerSource protocol)."""
 
-    def __init__(self, log: Any, granularity: str = "module") -> None:
+    def __init__(self, log: Any, granularity: str = "module", privacy_profile: str = "local") -> None:
         self.granularity = check_granularity(granularity)
         self._log = require_trace(log)
         netron_assets()  # missing or unsupported assets fail here, before anything is drawn
-        self.artifact = netron_artifact(log, self.granularity)
+        self.artifact = netron_artifact(log, self.granularity, privacy_profile)
         self.index = self.artifact.index
         self.baseline: BaselineFacts | None = None
 

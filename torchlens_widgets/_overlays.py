@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # Private torchlens internal: tl.export.model_explorer(..., overlays=...) only writes files; this is
-# the builder it calls. torchlens is pinned (<2.37); tests/test_overlays.py is its contract test.
+# the builder it calls. torchlens is pinned (<2.37); tests/test_torchlens_contract.py pins it.
 from torchlens.export._model_explorer._overlay import build_node_data
 
 from ._errors import TorchlensWidgetsError
@@ -23,6 +23,31 @@ OVERLAYS = ("time", "flops", "bytes", "nan", "magnitude", "grad_norm")
 EXECUTION_GRAPH = "00-execution"
 # Facts that add up over the ops of a module call (a module box can show their sum).
 ADDITIVE_OVERLAYS = frozenset({"time", "flops", "bytes"})
+# The presets torchlens' builder refuses under privacy_profile="public": they derive from activation or
+# gradient values (a contract test pins this to the builder's own refusals).
+VALUE_OVERLAYS = ("nan", "magnitude", "grad_norm")
+# What a "field:<name>" overlay may read under privacy_profile="public". torchlens' builder checks the
+# public profile for its presets only and reads any record field for "field:", values included (out,
+# grad, bool_value, ...). So public allows only the measured costs and structure that torchlens' public
+# Model Explorer export itself shows on every node (time, flops, act_bytes, params, pass) and their
+# kin; each name is a field of torchlens' op records (pinned by the contract tests).
+PUBLIC_FIELDS = (
+    "func_duration",
+    "flops_forward",
+    "flops_backward",
+    "activation_memory",
+    "param_memory",
+    "num_params",
+    "num_params_trainable",
+    "num_params_frozen",
+    "pass_index",
+    "num_passes",
+    "num_inputs",
+    "min_distance_from_input",
+    "max_distance_from_input",
+    "min_distance_to_output",
+    "max_distance_to_output",
+)
 
 
 class OverlayUnavailableError(TorchlensWidgetsError, ValueError):
@@ -93,9 +118,22 @@ def check_overlay_name(name: object) -> str:
     )
 
 
+def check_public_field(name: str, privacy_profile: str) -> None:
+    """Refuse a "field:" overlay of a field the public profile withholds (see PUBLIC_FIELDS)."""
+    field_name = name.removeprefix("field:")
+    if privacy_profile == "public" and name.startswith("field:") and field_name not in PUBLIC_FIELDS:
+        raise OverlayUnavailableError(
+            f"The {name!r} overlay is not available under privacy_profile='public', which drops source "
+            "locations and value-derived facts: a field overlay may read only measured costs and "
+            f"structure ({', '.join(PUBLIC_FIELDS)}). Remedy: use one of those fields, or explore with "
+            "privacy_profile='local'."
+        )
+
+
 def build_overlay(log: Any, collection: dict[str, Any], name: str, privacy_profile: str = "local") -> Overlay:
     """The overlay ``name`` over a Model Explorer collection of ``log`` (torchlens' builder)."""
     check_overlay_name(name)
+    check_public_field(name, privacy_profile)
     try:
         node_data, coverage = build_node_data(log, collection, name, privacy_profile=privacy_profile)
     except (ValueError, RuntimeError, TypeError, KeyError) as error:  # torchlens' typed refusals

@@ -97,7 +97,7 @@ def make_source(
     if viewer == "model-explorer":
         return ModelExplorerSource(log, privacy_profile)
     if viewer == "netron":
-        return NetronSource(log, granularity)
+        return NetronSource(log, granularity, privacy_profile)
     raise ViewerNotAvailableError(
         f"Unknown viewer {viewer!r}. Remedy: use one of {', '.join(map(repr, VIEWERS))}."
     )

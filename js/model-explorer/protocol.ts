@@ -1,5 +1,5 @@
 // Messages between the widget (parent page) and the Model Explorer frame.
-// The app's own messages (model-explorer-*) are what its web app posts and understands; ours are prefixed "tlw-".
+// The app's own messages are the ME_* names below; ours are prefixed "tlw-".
 
 /** Sent by the app itself (target "*"). */
 export const ME_READY = "model-explorer-ready";

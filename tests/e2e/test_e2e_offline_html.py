@@ -196,3 +196,33 @@ def test_a_netron_frame_that_cannot_start_is_reported_at_once_with_a_remedy(
         print(f"netron start failure reported {elapsed:.1f} s after the page was opened")
     finally:
         page.close()
+
+
+def test_a_bounded_gpt2_48_file_opens_and_says_what_it_left_out(
+    browser: Any, tmp_path: Path, artifacts: Any
+) -> None:
+    """GPT-2 with 48 blocks saved within half its natural size: it opens offline, and a node late in
+    the graph (its value summary left out by the bound) says so in its panel, with the remedy."""
+    from models import gpt2_48
+
+    model, tokens = gpt2_48()
+    with torch.no_grad():
+        log = tl.trace(model, tokens)
+    n = tlw.explore(log, viewer="netron", granularity="op")
+    bound = n.save_html(tmp_path / "whole.html").stat().st_size // 2
+    path = n.save_html(tmp_path / "bounded.html", max_bytes=bound)
+    assert path.stat().st_size <= bound
+    page = OfflinePage(browser, path)
+    try:
+        page.frame.locator("g.node", has_text="addmm").last.locator(".node-item-type").first.click()
+        status = page.root.locator(".tlw-status")
+        expect(status).to_contain_text("selected ", timeout=30_000)
+        label = status.inner_text().split("selected ", 1)[1].split(" ")[0]
+        inspector = page.root.locator(".tlw-inspector")
+        expect(inspector).to_contain_text(label, timeout=30_000)
+        expect(inspector).to_contain_text("left out of this", timeout=30_000)
+        expect(inspector).to_contain_text(f"max_bytes={bound:,}")
+        page.root.screenshot(path=str(artifacts / "offline-bounded-gpt2-48.png"))
+        assert page.blocked == [] and page.errors == []
+    finally:
+        page.close()

@@ -1,0 +1,152 @@
+"""What the kernel refuses and what fails in it reaches the page: in a real JupyterLab + Chromium.
+
+- a value the page sets on the widget's model that the kernel refuses (an unknown node id) is put back
+  in the view and explained in the widget's notice;
+- an on_select callback that raises during a real click is named in the notice, and the next runs;
+- privacy_profile="public" in Netron: the sidebar's node description names no source file;
+- a long save_html() shows a progress bar in the cell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from conftest import RecordedPage, notebook_session
+from harness import JupyterServer, KernelAccess
+from playwright.sync_api import expect
+from test_e2e_model_explorer import select_in_viewer_ui
+
+CELLS = [
+    """import tempfile, torch, torchlens as tl, torchlens_widgets as tlw
+from transformers import GPT2Config, GPT2LMHeadModel
+torch.manual_seed(0)
+model = GPT2LMHeadModel(GPT2Config(n_layer=6, n_embd=64, n_head=2, vocab_size=1000, n_positions=64)).eval()
+with torch.no_grad():
+    log = tl.trace(model, torch.randint(0, 1000, (1, 12)))""",
+    """w = tlw.explore(log, height=560)
+seen = []
+def broken(record):
+    raise RuntimeError("my callback is broken")
+w.on_select(broken)
+w.on_select(lambda record: seen.append(record.label))
+w""",
+    "local = tlw.explore(log, viewer='netron', granularity='op', height=420)\nlocal",
+    "public = tlw.explore(log, viewer='netron', granularity='op', height=420, privacy_profile='public')\n"
+    "public",
+    "saved = w.save_html(tempfile.mkdtemp() + '/gpt2.html')",
+]
+
+# Sets state on the widget's model in the page, as a view does (model.set + save_changes): the model
+# is found through the rendered output's widget manager.
+SET_FROM_PAGE = """async ([modelId, state]) => {
+  const seen = new Set();
+  const find = (widget) => {
+    if (!widget || seen.has(widget)) return null;
+    seen.add(widget);
+    if (widget._manager && widget._manager.promise) return widget;
+    for (const child of widget.widgets ?? widget.layout?.widgets ?? []) {
+      const found = find(child);
+      if (found) return found;
+    }
+    return null;
+  };
+  const renderer = find(window.jupyterapp.shell.currentWidget);
+  const model = await (await renderer._manager.promise).get_model(modelId);
+  for (const [key, value] of Object.entries(state)) model.set(key, value);
+  model.save_changes();
+  return model.get("selected_node");
+}"""
+
+READ_FROM_PAGE = SET_FROM_PAGE.replace(
+    "for (const [key, value] of Object.entries(state)) model.set(key, value);\n  model.save_changes();\n", ""
+)
+
+
+@dataclass
+class Session:
+    page: RecordedPage
+    kernel: KernelAccess
+
+    def root(self, index: int) -> Any:
+        return self.page.page.locator(".tlw-root").nth(index)
+
+    def frame(self, index: int) -> Any:
+        return self.page.page.locator("iframe.tlw-frame").nth(index).content_frame
+
+
+@pytest.fixture(scope="module")
+def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
+    with notebook_session(jupyter_lab, browser, "refusals.ipynb", CELLS, widgets=3) as (page, kernel):
+        for name in ("w", "local", "public"):
+            kernel.wait_ready(name)
+        yield Session(page, kernel)
+
+
+def test_a_refused_value_set_in_the_page_is_reverted_and_explained(session: Session) -> None:
+    kernel = session.kernel
+    assert kernel.value("(w.notice, local.notice, public.notice)") == (
+        "",
+        "",
+        "",
+    )  # drawing sets nothing refused
+    kernel.run("w.select('transformer.h.2.mlp.c_fc'); seen.clear()")
+    node = kernel.value("w.selected_node")
+    model_id = kernel.value("w.model_id")
+    page = session.page.page
+    page.wait_for_function(f"""() => {{
+      const status = document.querySelector('.tlw-status');
+      return status && status.textContent.includes({kernel.value("w.selected_label")!r});
+    }}""")
+    assert page.evaluate(SET_FROM_PAGE, [model_id, {"selected_node": "no-such-node"}]) == "no-such-node"
+    kernel.wait_for("'No node with viewer id' in w.notice", True, timeout=30)
+    notice = session.root(0).locator(".tlw-notice")
+    expect(notice).to_contain_text("selected_node", timeout=30_000)
+    expect(notice).to_contain_text("No node with viewer id")
+    page.wait_for_function(f"async () => (await ({READ_FROM_PAGE})([{model_id!r}, {{}}])) === {node!r}")
+    assert kernel.value("w.selected_node") == node and kernel.value("seen") == []
+    assert session.page.console_errors == []
+
+
+def test_a_raising_callback_during_a_click_is_shown_and_the_next_one_runs(
+    session: Session, artifacts: Any
+) -> None:
+    kernel = session.kernel
+    target = kernel.value("log['transformer.h.4.mlp.c_proj'].label")
+    node_id = kernel.value(f"w._source.index.id_of_label({target!r})")
+    select_in_viewer_ui(session.frame(0), target, node_id)
+    kernel.wait_for("seen", [target], timeout=30)  # the callback after the broken one ran
+    assert "broken raised RuntimeError: my callback is broken" in kernel.value("w.notice")
+    expect(session.root(0).locator(".tlw-notice")).to_contain_text("my callback is broken", timeout=30_000)
+    session.root(0).screenshot(path=str(artifacts / "callback-error-notice.png"))
+    assert session.page.console_errors == []
+
+
+def sidebar_description(session: Session, index: int, op: str) -> str:
+    """Click the first ``op`` box in the index-th widget's Netron and read its sidebar."""
+    frame = session.frame(index)
+    frame.locator("g.node", has_text=op).first.locator(".node-item-type").first.click()
+    sidebar = frame.locator("#sidebar-content")
+    expect(sidebar).to_contain_text(op, timeout=30_000)
+    return str(sidebar.inner_text())
+
+
+def test_public_netron_names_no_source_file(session: Session, artifacts: Any) -> None:
+    assert "called at" in sidebar_description(session, 1, "addmm")  # torchlens' own description
+    text = sidebar_description(session, 2, "addmm")
+    assert "called at" not in text and ".py" not in text
+    session.root(2).screenshot(path=str(artifacts / "netron-public-sidebar.png"))
+    assert session.page.console_errors == []
+
+
+def test_a_long_save_shows_a_progress_bar_in_the_cell(session: Session) -> None:
+    session.kernel.wait_for("'saved' in globals()", True, timeout=120)
+    output = session.page.page.locator(
+        ".jp-OutputArea-output", has=session.page.page.locator(".widget-hprogress")
+    )
+    expect(output).to_have_count(1, timeout=30_000)
+    expect(output).to_contain_text("gpt2.html", timeout=30_000)
+    expect(output).to_contain_text("MB")
+    assert session.page.console_errors == []
