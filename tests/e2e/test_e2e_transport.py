@@ -30,6 +30,8 @@ PAGE_CACHE = """async () => {
 def expect_all_ready(page: Any, count: int) -> None:
     statuses = page.locator(".tlw-status")
     expect(statuses).to_have_count(count, timeout=60_000)
+    errors = page.locator(".tlw-status[data-state='error']")
+    assert errors.count() == 0, page.locator(".tlw-error").all_inner_texts()
     for index in range(count):
         expect(statuses.nth(index)).to_have_attribute("data-state", "ready", timeout=120_000)
     assert page.locator(".tlw-error:visible").count() == 0
@@ -44,6 +46,9 @@ def test_two_views_of_one_widget_in_one_cell_both_draw(jupyter_lab: JupyterServe
             canvas = frames.nth(index).content_frame.locator("webgl-renderer canvas")
             expect(canvas.first).to_be_attached(timeout=60_000)
         kernel.wait_ready("w")
+        # JupyterLab carries binary buffers as they are: its replies stay binary (no base64 growth).
+        encodings = page.page.locator("[data-buffer-encoding]")
+        assert [encodings.nth(i).get_attribute("data-buffer-encoding") for i in range(2)] == ["binary"] * 2
         assert page.console_errors == []
 
 
