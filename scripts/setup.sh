@@ -4,7 +4,7 @@
 # the JS bundle with esbuild), and with "test" also Debian's chromium for the browser tests.
 #
 #   bash scripts/setup.sh          # demo set-up
-#   bash scripts/setup.sh test     # also test tools and chromium
+#   bash scripts/setup.sh test     # also test tools, chromium and the npm parts of the e2e hosts
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extra="${1:-demo}"
@@ -20,6 +20,16 @@ fi
 if [ ! -x .venv/bin/python ]; then
   echo "== creating .venv"
   python3 -m venv .venv
+fi
+if [ "$extra" = "test" ]; then
+  echo "== npm ci (build tools, and the parts of the emulated VS Code notebook in tests/e2e/vscode_host)"
+  npm ci --no-audit --no-fund --loglevel=error
+  # VS Code's ipywidgets 8 manager: its dist/ipywidgets.js is self-contained, but its package names
+  # JupyterLab's build-time packages (360 MB), so only its own tarball is fetched and unpacked.
+  vscode_manager="@vscode/jupyter-ipywidgets8@1.0.9"
+  echo "== $vscode_manager (npm pack, unpacked into node_modules/.tlw-vscode-host)"
+  rm -rf node_modules/.tlw-vscode-host && mkdir -p node_modules/.tlw-vscode-host
+  (cd node_modules/.tlw-vscode-host && npm pack --silent "$vscode_manager" >/dev/null && tar xzf ./*.tgz)
 fi
 py=.venv/bin/python
 $py -m pip install -q --upgrade pip 2>&1 | grep -v "is ignored" || true
