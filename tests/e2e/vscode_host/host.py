@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -38,7 +38,8 @@ def build(out: Path) -> Path:
     """Bundles host.ts and webview.ts (esbuild, from the project's node_modules) into ``out``/build."""
     if not (MANAGER_DIR / "dist" / "ipywidgets.js").is_file():
         raise FileNotFoundError(
-            f"{MANAGER_DIR} is missing: run `bash scripts/setup.sh test` (it unpacks @vscode/jupyter-ipywidgets8)"
+            f"{MANAGER_DIR} is missing: run `bash scripts/setup.sh test`"
+            " (it unpacks @vscode/jupyter-ipywidgets8)"
         )
     subprocess.run(["node", str(HERE / "build.mjs"), str(out)], check=True, cwd=REPO)
     return out
@@ -47,7 +48,7 @@ def build(out: Path) -> Path:
 class _Handler(SimpleHTTPRequestHandler):
     """Serves fixed routes (URL prefix -> directory), nothing else; no CSP (VS Code's webview has none)."""
 
-    routes: dict[str, Path] = {}
+    routes: ClassVar[dict[str, Path]] = {}
 
     def translate_path(self, path: str) -> str:
         path = path.split("?", 1)[0].split("#", 1)[0]
@@ -154,7 +155,9 @@ class VSCodeNotebook:
         for frame in self.page.frames:
             if frame.url.startswith(self.webview_origin):
                 return frame
-        raise AssertionError(f"no webview frame from {self.webview_origin}: {[f.url for f in self.page.frames]}")
+        raise AssertionError(
+            f"no webview frame from {self.webview_origin}: {[f.url for f in self.page.frames]}"
+        )
 
     def cell(self, index: int) -> Any:
         """The output element of the index-th cell run, in the webview."""
@@ -163,3 +166,8 @@ class VSCodeNotebook:
     def viewer(self, cell: int, index: int = 0) -> Any:
         """The viewer frame (Model Explorer or Netron) inside a cell's widget."""
         return self.cell(cell).locator("iframe.tlw-frame").nth(index).content_frame
+
+    def viewer_frame(self, cell: int, index: int = 0) -> Any:
+        """The same viewer as a Playwright Frame (to evaluate scripts in it)."""
+        handle = self.cell(cell).locator("iframe.tlw-frame").nth(index).element_handle()
+        return handle.content_frame()
