@@ -50,6 +50,11 @@ def relayed_size(frame: str | bytes, frame_id: int) -> int:
     return len(json.dumps(message, separators=(",", ":"), ensure_ascii=False))
 
 
+def encoding_of(elements: Any) -> str:
+    """The buffer encoding the view chose (a version without the choice always used binary)."""
+    return str(elements.first.get_attribute("data-buffer-encoding")) if elements.count() else "binary (no choice)"
+
+
 def frame_size(frame: str | bytes) -> int:
     return len(frame.encode()) if isinstance(frame, str) else len(frame)
 
@@ -89,7 +94,7 @@ def measure_lab(browser: Any, layers: int, root: Path) -> dict[str, Any]:
             drawn = int(page.locator("[data-rendered-at]").first.get_attribute("data-rendered-at") or 0)
             time.sleep(1)  # status messages still in flight
             recording["on"] = False
-            encoding = page.locator("[data-buffer-encoding]").first.get_attribute("data-buffer-encoding")
+            encoding = encoding_of(page.locator("[data-buffer-encoding]"))
             kernel_bytes = sum(frame_size(f) for f in frames)
             relayed = sum(relayed_size(f, i) for i, f in enumerate(frames))
             return {
@@ -128,7 +133,7 @@ def measure_vscode(browser: Any, layers: int, root: Path) -> dict[str, Any]:
             drawn = int(notebook.cell(1).locator("[data-rendered-at]").first.get_attribute("data-rendered-at") or 0)
             time.sleep(1)
             after = notebook.counters()
-            encoding = notebook.cell(1).locator("[data-buffer-encoding]").first.get_attribute("data-buffer-encoding")
+            encoding = encoding_of(notebook.cell(1).locator("[data-buffer-encoding]"))
             return {
                 "first_draw_ms": drawn - started,
                 "bytes": after["kernelBytes"] - before["kernelBytes"],

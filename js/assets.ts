@@ -46,8 +46,7 @@ async function download(channel: KernelChannel, key: string, viewer: string): Pr
   // stored there (it would break every later view of that viewer on the page).
   if (result.key !== key) {
     throw new RequestError(
-      `The kernel answered the request for viewer assets ${key} with ${result.key || "no key"}; nothing was cached. ` +
-        "Re-run the cell (if it persists, the kernel's torchlens-widgets is older than this page's: restart the kernel).",
+      `The kernel answered the request for viewer assets ${key} with ${result.key || "no key"}; nothing was cached. Re-run the cell.`,
     );
   }
   if (result.names.length !== buffers.length) {
