@@ -39,6 +39,14 @@ with torch.no_grad():
     log = tl.trace(model, torch.randint(0, 50257, (1, 16)))"""
 EXPLORE = "w = tlw.explore(log)\nw"
 READY = ".tlw-status[data-state='ready']"
+# Runs one cell of the open notebook until its code has run; returns when it was sent (ms).
+RUN_CELL = """async index => {
+  const started = Date.now();
+  const app = window.jupyterapp;
+  app.shell.currentWidget.content.activeCellIndex = index;
+  await app.commands.execute("notebook:run-cell");
+  return started;
+}"""
 
 
 def relayed_size(frame: str | bytes, frame_id: int) -> int:
@@ -52,7 +60,9 @@ def relayed_size(frame: str | bytes, frame_id: int) -> int:
 
 def encoding_of(elements: Any) -> str:
     """The buffer encoding the view chose (a version without the choice always used binary)."""
-    return str(elements.first.get_attribute("data-buffer-encoding")) if elements.count() else "binary (no choice)"
+    if not elements.count():
+        return "binary (no choice)"
+    return str(elements.first.get_attribute("data-buffer-encoding"))
 
 
 def frame_size(frame: str | bytes) -> int:
@@ -76,20 +86,12 @@ def measure_lab(browser: Any, layers: int, root: Path) -> dict[str, Any]:
         kernel = server.kernel_for(notebook)
         try:
             # The setup cell alone, then the explorer cell timed from the moment it is sent.
-            page.evaluate(
-                "async () => { const app = window.jupyterapp; app.shell.currentWidget.content.activeCellIndex = 0;"
-                " await app.commands.execute('notebook:run-cell'); }"
-            )
-            kernel.wait_for("'log' in globals()", True, timeout=600)
+            page.evaluate(RUN_CELL, 0)
             page.wait_for_function(
                 "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'"
             )
             recording["on"] = True
-            started = page.evaluate(
-                "() => { const t = Date.now(); const app = window.jupyterapp;"
-                " app.shell.currentWidget.content.activeCellIndex = 1; app.commands.execute('notebook:run-cell');"
-                " return t; }"
-            )
+            started = page.evaluate(RUN_CELL, 1)
             page.wait_for_selector(READY, timeout=300_000)
             drawn = int(page.locator("[data-rendered-at]").first.get_attribute("data-rendered-at") or 0)
             time.sleep(1)  # status messages still in flight
@@ -116,7 +118,8 @@ def measure_vscode(browser: Any, layers: int, root: Path) -> dict[str, Any]:
     from vscode_host.host import VSCodeHost, VSCodeNotebook
 
     host = VSCodeHost.start(root / "vscode-host")
-    server = JupyterServer(root / "vscode-jupyter", extra_args=[f"--ServerApp.allow_origin={host.origin}"]).start()
+    allow = [f"--ServerApp.allow_origin={host.origin}"]
+    server = JupyterServer(root / "vscode-jupyter", extra_args=allow).start()
     try:
         kernel_id = server.api("POST", "/api/kernels", {"name": "python3"})["id"]
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -130,7 +133,8 @@ def measure_vscode(browser: Any, layers: int, root: Path) -> dict[str, Any]:
             started = int(page.evaluate("() => Date.now()"))
             notebook.run(EXPLORE)
             notebook.cell(1).locator(READY).wait_for(timeout=300_000)
-            drawn = int(notebook.cell(1).locator("[data-rendered-at]").first.get_attribute("data-rendered-at") or 0)
+            rendered = notebook.cell(1).locator("[data-rendered-at]").first
+            drawn = int(rendered.get_attribute("data-rendered-at") or 0)
             time.sleep(1)
             after = notebook.counters()
             encoding = encoding_of(notebook.cell(1).locator("[data-buffer-encoding]"))
@@ -150,7 +154,8 @@ def measure_vscode(browser: Any, layers: int, root: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--hosts", default="lab,vscode")
     parser.add_argument("--repeat", type=int, default=1)
