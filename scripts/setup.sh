@@ -24,12 +24,6 @@ fi
 if [ "$extra" = "test" ]; then
   echo "== npm ci (build tools, and the parts of the emulated VS Code notebook in tests/e2e/vscode_host)"
   npm ci --no-audit --no-fund --loglevel=error
-  # VS Code's ipywidgets 8 manager: its dist/ipywidgets.js is self-contained, but its package names
-  # JupyterLab's build-time packages (360 MB), so only its own tarball is fetched and unpacked.
-  vscode_manager="@vscode/jupyter-ipywidgets8@1.0.9"
-  echo "== $vscode_manager (npm pack, unpacked into node_modules/.tlw-vscode-host)"
-  rm -rf node_modules/.tlw-vscode-host && mkdir -p node_modules/.tlw-vscode-host
-  (cd node_modules/.tlw-vscode-host && npm pack --silent "$vscode_manager" >/dev/null && tar xzf ./*.tgz)
 fi
 py=.venv/bin/python
 $py -m pip install -q --upgrade pip 2>&1 | grep -v "is ignored" || true
@@ -38,3 +32,12 @@ $py -m pip install -q torch==2.13.0 2>&1 | grep -v "is ignored" || true
 echo "== torchlens-widgets[$extra] (editable; builds js/ into torchlens_widgets/static/)"
 $py -m pip install -q -e ".[$extra]" 2>&1 | grep -v "is ignored" || true
 $py -c "import torchlens_widgets, pathlib; p = pathlib.Path(torchlens_widgets.__file__).parent / 'static' / 'widget.js'; assert p.is_file(), p; print('bundle:', p, p.stat().st_size, 'bytes')"
+
+if [ "$extra" = "test" ]; then
+  # VS Code's ipywidgets 8 manager: its dist/ipywidgets.js is self-contained, but its package names
+  # JupyterLab's build-time packages (360 MB), so only its own tarball is fetched and unpacked.
+  vscode_manager="@vscode/jupyter-ipywidgets8@1.0.9"
+  echo "== $vscode_manager (npm pack, unpacked into node_modules/.tlw-vscode-host)"
+  rm -rf node_modules/.tlw-vscode-host && mkdir -p node_modules/.tlw-vscode-host
+  (cd node_modules/.tlw-vscode-host && npm pack --silent "$vscode_manager" >/dev/null && tar xzf ./*.tgz)
+fi
