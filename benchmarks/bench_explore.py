@@ -15,7 +15,12 @@ downloaded): GPT-2 small, BERT base, ViT base, GPT-2 with 48 layers (64 wide), a
     a plain page (navigation -> rendered);
   - bytes: over the widget channel for the first and a later widget; HTTP bodies of the served page;
   - a click in the viewer -> on_select in the kernel -> status line updated in the browser;
-  - kernel memory held per widget (tracemalloc and resident set), against the bare export.
+  - kernel memory held per widget (tracemalloc and resident set), against the bare export;
+  - the same Model Explorer cell in an emulated VS Code notebook (tests/e2e/vscode_host: VS Code's
+    ipywidgets manager in a cross-site webview, fed as VS Code's IPC feeds it): cell -> rendered and
+    the widget-message bytes its webview received, beside JupyterLab's kernel-socket bytes.
+
+    .venv/bin/python benchmarks/bench_explore.py --cases gpt2 --quick --parts inline,vscode
 
 Prints one table (medians; ratios inline/served and explore/export), and progress on stderr.
 Figures, not assertions: nothing here fails on a slow machine; a step that fails prints why.
@@ -49,6 +54,7 @@ from harness import (
     is_loopback_url,
     open_notebook,
 )
+from vscode_host.host import VSCodeHost, VSCodeNotebook
 
 BENCHMARKS = Path(__file__).resolve().parent  # bench_models and bench_kernel, for the kernel too
 RENDER_TIMEOUT_MS = 300_000
@@ -138,7 +144,12 @@ NOTES = """\
   page's main thread, and its work after a click delays the status line.
 - memory: per widget (its graph answered once, as when displayed), several alive at once, after one
   made and dropped (one-time caches not counted); tracemalloc = Python heap, RSS = resident growth.
-- requests off this machine: none are let out; the served pages' are answered empty in the browser."""
+- requests off this machine: none are let out; the served pages' are answered empty in the browser.
+- VS Code host: VS Code's ipywidgets 8 manager (@vscode/jupyter-ipywidgets8) in a cross-site sandboxed
+  webview; every kernel message reaches it as JSON (binary frames as arrays of byte values), as VS
+  Code's IPC carries them. Cell -> rendered as for JupyterLab (first explorer on a fresh page). Bytes:
+  JSON the webview received during that cell; JupyterLab: kernel websocket frames the page received
+  during its first explorer's cell (both include every message of that window, not only buffers)."""
 
 # ----- results -------------------------------------------------------------------------------------
 
@@ -190,6 +201,14 @@ ROWS: list[tuple[str, str, str]] = [
     ("mem_netron", "kernel memory per Netron widget, MB (tracemalloc)", "MB"),
     ("mem_netron_rss", "kernel memory per Netron widget, MB (RSS growth)", "MB"),
     ("offline", "requests off this machine: notebook / ME page / Netron page", "n"),
+    ("me_lab_ws_bytes", "ME JupyterLab: kernel-socket bytes received, first widget's cell", "B"),
+    ("me_vscode_first", "ME VS Code host: cell -> rendered, first widget, ms", "ms"),
+    ("me_vscode_first_browser", "  of which graph in page -> drawn", "ms"),
+    ("me_vscode_time_ratio", "  ratio VS Code host / JupyterLab (first widget)", "x"),
+    ("me_vscode_bytes", "ME VS Code host: widget-message bytes the webview received", "B"),
+    ("me_vscode_largest", "  of which the largest message", "B"),
+    ("me_vscode_bytes_ratio", "  ratio VS Code host / JupyterLab socket bytes", "x"),
+    ("me_vscode_asset_requests", "ME VS Code host: viewer-app transfers for one explorer", "n"),
 ]
 
 RATIOS = {
@@ -204,6 +223,8 @@ RATIOS = {
     "mem_me_ratio": ("mem_me", "mem_me_export"),
     "me_total_ratio": ("me_first", "me_served_total"),
     "netron_total_ratio": ("netron_first", "netron_served_total"),
+    "me_vscode_time_ratio": ("me_vscode_first", "me_first"),
+    "me_vscode_bytes_ratio": ("me_vscode_bytes", "me_lab_ws_bytes"),
 }
 # What inline() measures: cell -> rendered (and its browser part), bytes sent, per viewer and order.
 INLINE_ROWS = tuple(
@@ -280,6 +301,7 @@ def step(results: Results, case: str, rows: tuple[str, ...]) -> Iterator[None]:
 class Notebook:
     page: Any
     kernel: KernelAccess
+    socket_bytes: list[int] = field(default_factory=lambda: [0])  # kernel websocket frames received
 
     def cell_to_render_ms(self, cell: int, key: str) -> tuple[float, float]:
         """Runs ``cell`` from the page: ms from the cell's first line to the graph drawn, and the part of
@@ -334,12 +356,72 @@ def inline(
             open_notebook(notebook.page, server, name)
         for viewer, cell, key in (("me", ME_CELL, "me"), ("netron", NETRON_CELL, "nt")):
             for order in ("first", "later"):
+                socket_before = notebook.socket_bytes[0]
                 total, browser = notebook.cell_to_render_ms(cell, key)
+                if (viewer, order) == ("me", "first"):
+                    samples.setdefault("me_lab_ws_bytes", []).append(notebook.socket_bytes[0] - socket_before)
                 samples.setdefault(f"{viewer}_{order}", []).append(total)
                 samples.setdefault(f"{viewer}_{order}_browser", []).append(browser)
                 results.values.setdefault(f"{viewer}_bytes_{order}", {})[case] = kernel.value(
                     f"{key}.bytes_sent"
                 )
+    for row, values in samples.items():
+        results.put(row, case, values)
+
+
+def count_socket_bytes(page: Any, counter: list[int]) -> None:
+    """Adds the size of every frame the page receives on a kernel websocket to ``counter[0]``."""
+
+    def on_socket(socket: Any) -> None:
+        if "/channels" in socket.url:
+            socket.on("framereceived", lambda payload: counter.__setitem__(0, counter[0] + len(payload)))
+
+    page.on("websocket", on_socket)
+
+
+VSCODE_RENDERED = """() => {
+  const root = document.querySelector('.tlw-root');
+  const status = root?.querySelector('.tlw-status');
+  if (!status || status.dataset.state === 'loading' || !root.parentElement.dataset.renderedAt) return null;
+  if (status.dataset.state === 'error') return {error: root.innerText};
+  return {...root.parentElement.dataset};
+}"""
+
+
+def vscode_host(
+    results: Results, case: str, host: VSCodeHost, server: JupyterServer, browser: Any, repeat: int
+) -> None:
+    """The first explorer of a fresh emulated VS Code notebook, each repeat on a kernel of its own."""
+    samples: dict[str, list[float]] = {}
+    for _ in range(repeat):
+        kernel_id = server.api("POST", "/api/kernels", {"name": "python3"})["id"]
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        kernel: KernelAccess | None = None
+        try:
+            page = context.new_page()
+            page.goto(host.url(server.base_url, server.token, kernel_id))
+            notebook = VSCodeNotebook(page, host.webview_origin)
+            kernel = KernelAccess(server.runtime_dir / f"kernel-{kernel_id}.json")
+            notebook.run(SETUP.format(benchmarks=str(BENCHMARKS), case=case))
+            before = notebook.counters()
+            notebook.run(widget_cell("me", "tlw.explore(log)"))
+            timings = notebook.webview.wait_for_function(
+                VSCODE_RENDERED, timeout=RENDER_TIMEOUT_MS
+            ).json_value()
+            if "error" in timings:
+                raise RuntimeError(timings["error"])
+            after = notebook.counters()
+            started = kernel.value("started['me']") * 1000
+            samples.setdefault("me_vscode_first", []).append(float(timings["renderedAt"]) - started)
+            samples.setdefault("me_vscode_first_browser", []).append(float(timings["renderMs"]))
+            samples.setdefault("me_vscode_bytes", []).append(after["kernelBytes"] - before["kernelBytes"])
+            samples.setdefault("me_vscode_largest", []).append(after["largestMessage"])
+            samples.setdefault("me_vscode_asset_requests", []).append(float(timings.get("assetRequests", 0)))
+        finally:
+            if kernel is not None:
+                kernel.close()
+            context.close()
+            server.api("DELETE", f"/api/kernels/{kernel_id}")
     for row, values in samples.items():
         results.put(row, case, values)
 
@@ -521,14 +603,20 @@ def served(results: Results, case: str, browser: Any, kernel: KernelAccess, repe
 # ----- one case, all cases --------------------------------------------------------------------------
 
 
+PARTS = ("python", "memory", "inline", "served", "vscode")
+
+
 @dataclass(frozen=True)
 class Settings:
     repeat: int
     clicks: int
     widgets: int  # alive at once when measuring kernel memory
+    parts: tuple[str, ...] = PARTS
 
 
-def run_case(case: str, settings: Settings, server: JupyterServer, browser: Any, results: Results) -> None:
+def run_case(
+    case: str, settings: Settings, server: JupyterServer, host: VSCodeHost, browser: Any, results: Results
+) -> None:
     started = time.monotonic()
     log(f"{case}: {CASES[case].description}")
     name = server.write_notebook(f"bench-{case}.ipynb", CELLS)
@@ -538,25 +626,37 @@ def run_case(case: str, settings: Settings, server: JupyterServer, browser: Any,
     kernel: KernelAccess | None = None
     try:
         page = context.new_page()
+        notebook = Notebook(page, None)  # type: ignore[arg-type]  (the kernel once the page started it)
+        count_socket_bytes(page, notebook.socket_bytes)
         open_notebook(page, server, name)
-        kernel = server.kernel_for(name)
+        kernel = notebook.kernel = server.kernel_for(name)
         kernel.run(SETUP.format(benchmarks=str(BENCHMARKS), case=case), timeout=1800)
         log(f"  {case}: traced in {time.monotonic() - started:.0f} s")
-        notebook = Notebook(page, kernel)
-        with step(
-            results,
-            case,
-            ("nodes_me", "nodes_netron", "py_me", "py_me_export", "py_netron", "py_netron_export"),
-        ):
-            python_side(results, case, kernel, settings.repeat)
-        with step(results, case, ("mem_me", "mem_me_rss", "mem_me_export", "mem_netron", "mem_netron_rss")):
-            kernel_memory(results, case, kernel, settings.widgets)
-        with step(results, case, INLINE_ROWS):
-            inline(results, case, notebook, server, name, settings.repeat)
-            clicks(results, case, notebook, settings.clicks)
+        parts = settings.parts
+        if "python" in parts:
+            with step(
+                results,
+                case,
+                ("nodes_me", "nodes_netron", "py_me", "py_me_export", "py_netron", "py_netron_export"),
+            ):
+                python_side(results, case, kernel, settings.repeat)
+        if "memory" in parts:
+            rows = ("mem_me", "mem_me_rss", "mem_me_export", "mem_netron", "mem_netron_rss")
+            with step(results, case, rows):
+                kernel_memory(results, case, kernel, settings.widgets)
+        if "inline" in parts:
+            with step(results, case, (*INLINE_ROWS, "me_lab_ws_bytes")):
+                inline(results, case, notebook, server, name, settings.repeat)
+                clicks(results, case, notebook, settings.clicks)
         off_notebook = len({url for url in requests if not is_loopback_url(url)})
-        off_me, off_netron = served(results, case, browser, kernel, settings.repeat)
+        off_me, off_netron = (
+            served(results, case, browser, kernel, settings.repeat) if "served" in parts else (0, 0)
+        )
         results.put("offline", case, f"{off_notebook} / {off_me} / {off_netron}")
+        if "vscode" in parts:
+            rows = ("me_vscode_first", "me_vscode_first_browser", "me_vscode_bytes", "me_vscode_largest")
+            with step(results, case, (*rows, "me_vscode_asset_requests")):
+                vscode_host(results, case, host, server, browser, settings.repeat)
     finally:
         if kernel is not None:
             kernel.close()
@@ -572,17 +672,22 @@ def run(cases: list[str], settings: Settings) -> Results:
 
     results = Results()
     with tempfile.TemporaryDirectory() as root, sync_playwright() as playwright:
-        server = JupyterServer(Path(root)).start()
+        host = VSCodeHost.start(Path(root) / "vscode-host")
+        (Path(root) / "jupyter").mkdir()
+        # The VS Code host's page (another origin) talks to this server too.
+        server = JupyterServer(Path(root) / "jupyter", extra_args=[f"--ServerApp.allow_origin={host.origin}"])
+        server.start()
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             for case in cases:
                 try:
-                    run_case(case, settings, server, browser, results)
+                    run_case(case, settings, server, host, browser, results)
                 except Exception as error:  # e.g. the trace itself failed: the other cases still run
                     log(f"{case}: failed: {type(error).__name__}: {str(error)[:500]}")
         finally:
             browser.close()
             server.stop()
+            host.stop()
     return results
 
 
@@ -609,14 +714,23 @@ def main() -> None:
     parser.add_argument(
         "--cases", default=",".join(CASES), help=f"comma-separated subset of {','.join(CASES)}"
     )
+    parser.add_argument(
+        "--parts", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)} (default all)"
+    )
     arguments = parser.parse_args()
+    parts = tuple(part.strip() for part in arguments.parts.split(",") if part.strip())
+    if set(parts) - set(PARTS):
+        parser.error(f"unknown parts {sorted(set(parts) - set(PARTS))}; choose from {', '.join(PARTS)}")
     cases = [case.strip() for case in arguments.cases.split(",") if case.strip()]
     unknown = [case for case in cases if case not in CASES]
     if unknown:
         parser.error(f"unknown cases {unknown}; choose from {', '.join(CASES)}")
     repeat = 1 if arguments.quick else arguments.repeat
     settings = Settings(
-        repeat=repeat, clicks=2 if arguments.quick else max(5, repeat), widgets=2 if arguments.quick else 3
+        repeat=repeat,
+        clicks=2 if arguments.quick else max(5, repeat),
+        widgets=2 if arguments.quick else 3,
+        parts=parts,
     )
     started = time.monotonic()
     results = run(cases, settings)

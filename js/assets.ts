@@ -1,8 +1,10 @@
-// Viewer assets, once per page: the first widget that needs a bundle asks the kernel for it; every
-// later widget on the page (and a re-rendered one) gets the same in-flight or finished promise.
+// Viewer assets, once per page: the first widget that needs a bundle asks the kernel for it by key;
+// every later widget on the page (and a re-rendered one) gets the same in-flight or finished promise.
+// The kernel answers the bundle named by the key (not whichever viewer is current), and the reply
+// names its key: a reply for another key is an error and is never cached.
 // The cache lives on globalThis because each widget may load its own copy of this module.
 import { gunzip } from "./bytes";
-import type { KernelChannel } from "./channel";
+import { ChannelDisposedError, RequestError, type KernelChannel } from "./channel";
 
 export interface AssetBundle {
   key: string;
@@ -17,7 +19,13 @@ interface AssetsReply {
   encoding: "gzip";
 }
 
-type Cache = Map<string, Promise<AssetBundle>>;
+interface CacheEntry {
+  promise: Promise<AssetBundle>;
+  /** The channel of the view whose request fetches it. */
+  asker: KernelChannel;
+}
+
+type Cache = Map<string, CacheEntry>;
 
 function pageCache(): Cache {
   const holder = globalThis as { __torchlensWidgetsAssets?: Cache };
@@ -32,8 +40,18 @@ export function assetTransfers(): { requests: number; bytes: number } {
   return holder.__torchlensWidgetsTransfers;
 }
 
-async function download(channel: KernelChannel, viewer: string): Promise<AssetBundle> {
-  const { result, buffers } = await channel.request<AssetsReply>("assets", { viewer });
+async function download(channel: KernelChannel, key: string, viewer: string): Promise<AssetBundle> {
+  const { result, buffers } = await channel.request<AssetsReply>("assets", { key, viewer });
+  // The page keeps a bundle under its key for good: a reply for another bundle must never be
+  // stored there (it would break every later view of that viewer on the page).
+  if (result.key !== key) {
+    throw new RequestError(
+      `The kernel answered the request for viewer assets ${key} with ${result.key || "no key"}; nothing was cached. Re-run the cell.`,
+    );
+  }
+  if (result.names.length !== buffers.length) {
+    throw new RequestError(`The kernel sent ${buffers.length} files for ${result.names.length} asset names; nothing was cached. Re-run the cell.`);
+  }
   const files = new Map<string, Uint8Array>();
   let wireBytes = 0;
   await Promise.all(
@@ -48,16 +66,31 @@ async function download(channel: KernelChannel, viewer: string): Promise<AssetBu
   return { key: result.key, files, wireBytes };
 }
 
+/**
+ * The bundle stored under `key`, asked of the kernel (for `viewer`'s files under that key) by the
+ * first view that needs it. If that view closes before the answer comes, a view still waiting asks
+ * again on its own channel instead of failing with the closed view's error.
+ */
 export function getAssets(key: string, viewer: string, channel: KernelChannel): Promise<AssetBundle> {
+  if (!key) return Promise.reject(new RequestError("No viewer asset key yet: the kernel has not said which viewer to show."));
   const cache = pageCache();
-  let bundle = cache.get(key);
-  if (!bundle) {
-    bundle = download(channel, viewer);
-    cache.set(key, bundle);
+  let entry = cache.get(key);
+  if (!entry) {
+    const promise = download(channel, key, viewer);
+    const created: CacheEntry = { promise, asker: channel };
+    cache.set(key, created);
     // A failed transfer must not poison the page: the next widget asks again.
-    bundle.catch(() => cache.delete(key));
+    promise.catch(() => {
+      if (cache.get(key) === created) cache.delete(key);
+    });
+    entry = created;
   }
-  return bundle;
+  const { promise, asker } = entry;
+  if (asker === channel) return promise;
+  return promise.catch((error: unknown) => {
+    if (error instanceof ChannelDisposedError) return getAssets(key, viewer, channel);
+    throw error;
+  });
 }
 
 /** Blob URLs made from a bundle's files, also once per page (they live as long as the page). */

@@ -4,12 +4,16 @@
 // view stays on the page and nothing tells it; its comm is gone for good (the new kernel has no such
 // widget), so requests would only time out. The widget manager anywidget hands us exposes the kernel
 // connection and its Lumino signals; we listen to those. An interrupt does not close comms: the widget
-// stays live. Frontends without that object (VS Code) fall back to the request time-out message.
+// stays live. VS Code's manager (@vscode/jupyter-ipywidgets8) exposes its webview-side connection; on a
+// restart VS Code disposes that connection instead of reporting "restarting" through it, so a
+// connection that drops because it was disposed is gone for good too. Frontends without that object
+// fall back to the request time-out message.
 
 /** The part of a Jupyter kernel connection we use (duck-typed: not every frontend has one). */
 interface KernelLike {
   status?: string;
   connectionStatus?: string;
+  isDisposed?: boolean;
   statusChanged?: SignalLike<string>;
   connectionStatusChanged?: SignalLike<string>;
 }
@@ -50,7 +54,11 @@ export function watchKernel(
     }
   };
   const onConnectionStatus = (_sender: unknown, status: string) => {
-    if (!lost) onConnection(status === "connected");
+    if (lost) return;
+    if (status !== "connected" && kernel.isDisposed) {
+      lost = true; // disposed by its frontend (VS Code, on a restart): it cannot come back
+      onLost("connection-lost");
+    } else onConnection(status === "connected");
   };
   kernel.statusChanged?.connect(onStatus);
   kernel.connectionStatusChanged?.connect(onConnectionStatus);

@@ -90,14 +90,15 @@ export class ReplayModel {
   }
 
   send(content: unknown): void {
-    const request = content as { type?: string; id?: number; method?: string };
+    const request = content as { type?: string; channel?: string; id?: number; method?: string };
     if (request?.type !== "request") return;
     const answer = this.answer(String(request.method));
     // Asynchronous, as a kernel's answer is: the view has registered for it by then.
     setTimeout(() => {
+      const envelope = { type: "response", channel: request.channel, id: request.id }; // as the kernel echoes it
       const response = answer.ok
-        ? { type: "response", id: request.id, ok: true, result: answer.reply.result }
-        : { type: "response", id: request.id, ok: false, error: answer.error };
+        ? { ...envelope, ok: true, result: answer.reply.result }
+        : { ...envelope, ok: false, error: answer.error };
       this.emit("msg:custom", response, answer.ok ? answer.reply.buffers.map((i) => this.buffer(i)) : []);
     }, 0);
   }

@@ -1,14 +1,16 @@
 // anywidget entry: one Explorer view = chrome + a viewer frame, wired to the kernel model.
 import type { AnyModel, Render } from "@anywidget/types";
-import { assetTransfers, getAssets } from "./assets";
+import { assetTransfers } from "./assets";
 import { KernelChannel } from "./channel";
+import { fetchDrawInputs } from "./draw-inputs";
+import { bufferEncodingFor } from "./host-transport";
 import { InspectorPanel, type InspectorHeader } from "./inspector";
 import { kernelOf, lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
 import { isDisplayed, pausableDeadline, RENDER_BUDGET_MS } from "./deadline";
 import { followHostTheme } from "./theme";
 import { ReplayModel, type Recording } from "./offline";
 import { admit, contextsOf, release, trackVisibility, type BudgetEntry } from "./frame-budget";
-import { createViewer, VIEWER_TITLES, type GraphHeader, type ViewerFrame } from "./viewers";
+import { createViewer, VIEWER_TITLES, type ViewerFrame } from "./viewers";
 import { WidgetView } from "./view";
 
 export interface ExplorerModel {
@@ -55,7 +57,9 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
   const view = new WidgetView(el, model.get("height"));
   const stopTheme = followHostTheme(view.root); // the viewer frames inherit the root's color-scheme
   // Requests queue behind running cells: a busy kernel is waited for, not reported as gone.
-  const channel = new KernelChannel(model, () => kernelOf(model.widget_manager)?.status === "busy");
+  const kernelBusy = () => kernelOf(model.widget_manager)?.status === "busy";
+  const channel = new KernelChannel(model, kernelBusy, bufferEncodingFor(model.widget_manager));
+  el.dataset.bufferEncoding = channel.encoding;
   const isDiff = model.get("_kind") === "diff";
   // A diff inspects the selection in capture a, in capture b, and what changed between them.
   const inspectors = isDiff ? [new InspectorPanel(), new InspectorPanel(), new InspectorPanel()] : [new InspectorPanel()];
@@ -115,16 +119,19 @@ const render: Render<ExplorerModel> = ({ model, el }) => {
 
   async function draw(mine: number): Promise<void> {
     const stale = () => disposed || mine !== generation;
-    const viewer = model.get("viewer");
-    const title = VIEWER_TITLES[viewer] ?? viewer;
-    view.setTitle(title);
     view.clearError();
     report("loading");
-    view.setStatus(`Loading ${title}…`, "loading");
-    const [bundle, graph] = await Promise.all([
-      getAssets(model.get("_asset_key"), viewer, channel),
-      channel.request<GraphHeader>("graph"),
-    ]);
+    // Asks only once the kernel has said which assets and graph to show (VS Code can render first).
+    const { viewer, bundle, graph } = await fetchDrawInputs(model, channel, {
+      onWaiting: () => view.setStatus("Waiting for the kernel…", "loading"),
+      onLoading: (name) => {
+        const title = VIEWER_TITLES[name] ?? name;
+        view.setTitle(title);
+        view.setStatus(`Loading ${title}…`, "loading");
+      },
+      counting: () => isDisplayed(view.root) && !kernelBusy(),
+      budgetMs: RENDER_BUDGET_MS,
+    });
     if (stale()) return;
     view.setStatus(`Laying out ${nodeCount(model.get("_graph_info"))} nodes…`, "loading");
     const started = performance.now();

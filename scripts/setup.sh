@@ -4,7 +4,7 @@
 # the JS bundle with esbuild), and with "test" also Debian's chromium for the browser tests.
 #
 #   bash scripts/setup.sh          # demo set-up
-#   bash scripts/setup.sh test     # also test tools and chromium
+#   bash scripts/setup.sh test     # also test tools, chromium and the npm parts of the e2e hosts
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extra="${1:-demo}"
@@ -25,6 +25,10 @@ fi
 # every .js file below it, .venv included: JupyterLab's yarn.js then fails to load (a screen of
 # minified JavaScript at each start). Inside .venv, .js files are CommonJS, as their packages expect.
 echo '{"type": "commonjs"}' > .venv/package.json
+if [ "$extra" = "test" ]; then
+  echo "== npm ci (build tools, and the parts of the emulated VS Code notebook in tests/e2e/vscode_host)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
 py=.venv/bin/python
 
 # pip, quiet: nothing on success but its warnings; on failure its whole output and the set-up stops.
@@ -48,3 +52,12 @@ pip_install torch==2.13.0
 echo "== torchlens-widgets[$extra] (editable; builds js/ into torchlens_widgets/static/)"
 pip_install -e ".[$extra]"
 $py -c "import torchlens_widgets, pathlib; p = pathlib.Path(torchlens_widgets.__file__).parent / 'static' / 'widget.js'; assert p.is_file(), p; print('bundle:', p, p.stat().st_size, 'bytes')"
+
+if [ "$extra" = "test" ]; then
+  # VS Code's ipywidgets 8 manager: its dist/ipywidgets.js is self-contained, but its package names
+  # JupyterLab's build-time packages (360 MB), so only its own tarball is fetched and unpacked.
+  vscode_manager="@vscode/jupyter-ipywidgets8@1.0.9"
+  echo "== $vscode_manager (npm pack, unpacked into node_modules/.tlw-vscode-host)"
+  rm -rf node_modules/.tlw-vscode-host && mkdir -p node_modules/.tlw-vscode-host
+  (cd node_modules/.tlw-vscode-host && npm pack --silent "$vscode_manager" >/dev/null && tar xzf ./*.tgz)
+fi

@@ -71,7 +71,8 @@ def test_asset_request_is_answered_with_every_file(tiny_log):
     widget = tlw.explore(tiny_log)
     sent = []
     widget._channel._send = lambda content, buffers=None: sent.append((content, buffers))
-    widget._channel.receive({"type": "request", "id": 1, "method": "assets", "params": {}})
+    params = {"key": widget._asset_key}
+    widget._channel.receive({"type": "request", "id": 1, "method": "assets", "params": params})
     ((content, buffers),) = sent
     assert content["result"]["key"] == widget._asset_key
     assert len(content["result"]["names"]) == len(buffers) == len(_assets.model_explorer_assets().files)

@@ -10,6 +10,7 @@ import functools
 import gzip
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -62,6 +63,30 @@ class AssetBundle:
     @property
     def wire_bytes(self) -> int:
         return sum(len(data) for _, data in self.compressed)
+
+
+def answer_assets(
+    params: dict[str, object], bundles: Iterable[AssetBundle]
+) -> tuple[dict[str, object], list[bytes]]:
+    """The reply to a browser's "assets" request: the bundle named by ``params["key"]``.
+
+    Not the current viewer's: the browser stores the reply under the key it asked for, and a viewer
+    switch can come between the request and the answer. Every bundle this widget has published
+    stays addressable; a key none of them has is refused (the browser then caches nothing).
+    """
+    key = params.get("key")
+    known = {bundle.key: bundle for bundle in bundles}
+    if not isinstance(key, str) or not key:
+        raise ViewerAssetsError(
+            "The browser asked for viewer assets without naming a bundle key. Remedy: reload the page "
+            "(its torchlens-widgets frontend is older than the kernel's)."
+        )
+    if key not in known:
+        raise ViewerAssetsError(
+            f"This kernel has no viewer assets {key!r} (it has {', '.join(sorted(known)) or 'none'}). "
+            "Remedy: re-run the cell that shows the widget."
+        )
+    return known[key].reply()
 
 
 def _read(root: Traversable, name: str, viewer: str) -> bytes:

@@ -7,7 +7,7 @@ from typing import Any
 
 import traitlets
 
-from ._assets import model_explorer_assets
+from ._assets import answer_assets, model_explorer_assets
 from ._browser_state import BrowserState
 from ._channel import Reply, RequestChannel
 from ._diff import DiffPayload, diff_payload
@@ -66,20 +66,24 @@ class Diff(BrowserState):
         self._privacy_profile = privacy_profile
         self._names = (str(names[0]), str(names[1]))
         self._callbacks: list[PairCallback] = []
-        super().__init__(height=height, **kwargs)
+        super().__init__(
+            height=height,
+            # In the comm's opening state: no view starts without knowing what to ask for.
+            _asset_key=assets.key,
+            _graph_info={
+                "label": f"{self._payload.a.label} vs {self._payload.b.label}",
+                "graphs": self._payload.a.graph_sizes,
+                "panes": [self._payload.a.graph_sizes, self._payload.b.graph_sizes],
+            },
+            _graph_rev=1,
+            **kwargs,
+        )
         self.set_trait("summary", self._payload.summary())
         self._channel = RequestChannel(self.send)
         self._channel.register("assets", self._answer_assets)
         self._channel.register("graph", self._answer_graph)
         self._channel.register("inspect", self._answer_inspect)
         self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
-        self._asset_key = assets.key
-        self._graph_info = {
-            "label": f"{self._payload.a.label} vs {self._payload.b.label}",
-            "graphs": self._payload.a.graph_sizes,
-            "panes": [self._payload.a.graph_sizes, self._payload.b.graph_sizes],
-        }
-        self._graph_rev += 1
 
     @property
     def payload(self) -> DiffPayload:
@@ -127,7 +131,7 @@ class Diff(BrowserState):
             self._run_callbacks(self._callbacks, self.selected)
 
     def _answer_assets(self, params: dict[str, Any]) -> Reply:
-        return model_explorer_assets().reply()
+        return answer_assets(params, [model_explorer_assets()])
 
     def _answer_inspect(self, params: dict[str, Any]) -> Reply:
         """The selected node of one capture (params: side 0 = log_a, 1 = log_b), for the inspector;

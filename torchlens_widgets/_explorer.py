@@ -8,6 +8,7 @@ from typing import Any
 
 import traitlets
 
+from ._assets import answer_assets
 from ._browser_state import BrowserState
 from ._channel import Reply, RequestChannel
 from ._diff import BASELINE_OVERLAY_NAME, BaselineFacts, baseline_facts
@@ -122,6 +123,11 @@ class Explorer(BrowserState):
             overlay=overlay,
             height=height,
             baseline=baseline,
+            # In the comm's opening state, so no view (VS Code renders outputs on a path of its own)
+            # starts without knowing which assets and graph to ask for.
+            _asset_key=self._source.assets().key,
+            _graph_info=self._source.info(),
+            _graph_rev=1,
             **kwargs,
         )
         self.set_trait("overlay_summary", self._overlay.summary if self._overlay else "")
@@ -133,7 +139,6 @@ class Explorer(BrowserState):
         self._channel.register("graph", self._answer_graph)
         self._channel.register("inspect", self._answer_inspect)
         self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
-        self._publish_source()
 
     # ----- public API -----------------------------------------------------------------------------
 
@@ -387,7 +392,8 @@ class Explorer(BrowserState):
     # ----- requests from the browser --------------------------------------------------------------
 
     def _answer_assets(self, params: dict[str, Any]) -> Reply:
-        return self._source.assets().reply()
+        # The bundle asked for by key, whichever viewer is current now (a switch may have raced it).
+        return answer_assets(params, [source.assets() for source in self._sources.values()])
 
     def _answer_graph(self, params: dict[str, Any]) -> Reply:
         return self._source.graph(self._overlay)

@@ -177,6 +177,18 @@ declare global {
       return store(this).size;
     },
   });
+  // Where the browser gives this frame no storage at all (a third-party frame with third-party
+  // cookies blocked: Chromium's setting, incognito, VS Code's cross-site webview), reading
+  // window.localStorage throws a SecurityError and the app never starts. Answer with a Storage of
+  // our own; the methods above keep its entries in memory like any other.
+  for (const name of ["localStorage", "sessionStorage"] as const) {
+    try {
+      void window[name];
+    } catch {
+      const memoryStorage = Object.create(Storage.prototype) as Storage;
+      Object.defineProperty(window, name, { configurable: true, enumerable: true, get: () => memoryStorage });
+    }
+  }
 
   // The router pushes ?data=... on every UI change. Keep the state, drop the URL: a srcdoc document
   // cannot change its URL, and entries would land in the notebook page's own session history.
@@ -245,4 +257,12 @@ declare global {
     const fatal = workerUrls.has(String(event.filename ?? ""));
     post({ cmd: SHIM_FAILED, message: String(event.message || event.error), fatal });
   });
+  // The app's own error handler (Angular's) catches what its components throw and only logs it:
+  // report those too, so a draw time-out names the error instead of guessing at WebGL.
+  const realConsoleError = console.error.bind(console);
+  console.error = (...args: unknown[]) => {
+    realConsoleError(...args);
+    const text = args.map((arg) => (arg instanceof Error ? `${arg.name}: ${arg.message}` : String(arg))).join(" ");
+    post({ cmd: SHIM_FAILED, message: text.slice(0, 500), fatal: false });
+  };
 })();

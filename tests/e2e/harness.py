@@ -68,6 +68,7 @@ class JupyterServer:
     app: str = "lab"  # "lab" or "notebook"
     port: int = field(default_factory=free_port)
     token: str = field(default_factory=lambda: secrets.token_hex(16))
+    extra_args: list[str] = field(default_factory=list)  # e.g. an allow_origin for another page
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -104,6 +105,7 @@ class JupyterServer:
             "--LabServerApp.expose_app_in_browser=True"
             if self.app == "lab"
             else "--JupyterNotebookApp.expose_app_in_browser=True",
+            *self.extra_args,
         ]
         self.log_path = state / f"{self.app}.log"
         state.mkdir(parents=True, exist_ok=True)

@@ -31,12 +31,12 @@ describe("KernelChannel", () => {
     const first = channel.request("assets", { viewer: "model-explorer" });
     const second = channel.request("graph");
     expect(model.sent).toEqual([
-      { type: "request", id: 1, method: "assets", params: { viewer: "model-explorer" } },
-      { type: "request", id: 2, method: "graph", params: {} },
+      { type: "request", channel: channel.id, id: 1, method: "assets", params: { viewer: "model-explorer" } },
+      { type: "request", channel: channel.id, id: 2, method: "graph", params: {} },
     ]);
     const buffer = new DataView(new ArrayBuffer(3));
-    model.reply({ type: "response", id: 2, ok: true, result: { label: "g" } }, [buffer]);
-    model.reply({ type: "response", id: 1, ok: true, result: { key: "k" } });
+    model.reply({ type: "response", channel: channel.id, id: 2, ok: true, result: { label: "g" } }, [buffer]);
+    model.reply({ type: "response", channel: channel.id, id: 1, ok: true, result: { key: "k" } });
     await expect(second).resolves.toEqual({ result: { label: "g" }, buffers: [buffer] });
     await expect(first).resolves.toEqual({ result: { key: "k" }, buffers: [] });
   });
@@ -45,7 +45,7 @@ describe("KernelChannel", () => {
     const model = new FakeModel();
     const channel = new KernelChannel(model);
     const pending = channel.request("graph");
-    model.reply({ type: "response", id: 1, ok: false, error: "ValueError: bad payload" });
+    model.reply({ type: "response", channel: channel.id, id: 1, ok: false, error: "ValueError: bad payload" });
     await expect(pending).rejects.toThrow("ValueError: bad payload");
   });
 
@@ -54,9 +54,9 @@ describe("KernelChannel", () => {
     const channel = new KernelChannel(model);
     const pending = channel.request("graph");
     model.reply({ type: "something-else", id: 1 });
-    model.reply({ type: "response", id: 99, ok: true, result: 1 });
+    model.reply({ type: "response", channel: channel.id, id: 99, ok: true, result: 1 });
     model.reply("not an object");
-    model.reply({ type: "response", id: 1, ok: true, result: "right" });
+    model.reply({ type: "response", channel: channel.id, id: 1, ok: true, result: "right" });
     await expect(pending).resolves.toMatchObject({ result: "right" });
   });
 
@@ -113,7 +113,73 @@ describe("KernelChannel with a busy kernel", () => {
     const pending = channel.request<string>("graph", {}, 1_000);
     await vi.advanceTimersByTimeAsync(5_000);
     const { id } = model.sent[0] as { id: number };
-    model.reply({ type: "response", id, ok: true, result: "late but fine" });
+    model.reply({ type: "response", channel: channel.id, id, ok: true, result: "late but fine" });
     expect((await pending).result).toBe("late but fine");
+  });
+});
+
+describe("KernelChannel with two views of one widget", () => {
+  // Every view of a widget receives every custom message of its model, and each numbers its
+  // requests from 1: a reply must reach only the view that asked.
+  it("gives each view only the replies to its own requests", async () => {
+    const model = new FakeModel();
+    const first = new KernelChannel(model);
+    const second = new KernelChannel(model);
+    expect(first.id).not.toBe(second.id);
+    const assets = first.request("assets");
+    const graph = second.request("graph");
+    const [a, b] = model.sent as { channel: string; id: number }[];
+    expect(a.id).toBe(b.id); // both number from 1
+    const assetBuffer = new DataView(new ArrayBuffer(5));
+    model.reply({ type: "response", channel: a.channel, id: a.id, ok: true, result: { key: "k" } }, [assetBuffer]);
+    model.reply({ type: "response", channel: b.channel, id: b.id, ok: true, result: { label: "g" } });
+    await expect(assets).resolves.toEqual({ result: { key: "k" }, buffers: [assetBuffer] });
+    await expect(graph).resolves.toEqual({ result: { label: "g" }, buffers: [] });
+  });
+
+  it("ignores a reply that names no channel", async () => {
+    vi.useFakeTimers();
+    const model = new FakeModel();
+    const channel = new KernelChannel(model);
+    let settled = false;
+    const pending = channel.request("graph", {}, 1_000);
+    pending.then(() => (settled = true), () => (settled = true));
+    model.reply({ type: "response", id: 1, ok: true, result: "someone else's" });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await expect(pending).rejects.toThrow("did not answer");
+  });
+});
+
+describe("KernelChannel buffer encodings", () => {
+  const bytes = (view: DataView) => Array.from(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+
+  it("asks for base64 on hosts that need it and decodes the reply's buffers", async () => {
+    const model = new FakeModel();
+    const channel = new KernelChannel(model, () => false, "base64");
+    const pending = channel.request("assets", { key: "k" });
+    expect(model.sent[0]).toMatchObject({ buffers: "base64", method: "assets" });
+    const data = [0, 1, 127, 128, 255, 31, 139];
+    const text = btoa(String.fromCharCode(...data));
+    model.reply({ type: "response", channel: channel.id, id: 1, ok: true, result: { key: "k" }, base64_buffers: [text, ""] });
+    const { result, buffers } = await pending;
+    expect(result).toEqual({ key: "k" });
+    expect(buffers.map(bytes)).toEqual([data, []]);
+  });
+
+  it("asks for nothing special where binary buffers are carried as they are", () => {
+    const model = new FakeModel();
+    const channel = new KernelChannel(model);
+    void channel.request("graph");
+    expect(model.sent[0]).not.toHaveProperty("buffers");
+  });
+
+  it("fails the request, not the page, on a reply it cannot decode", async () => {
+    const model = new FakeModel();
+    const channel = new KernelChannel(model, () => false, "base64");
+    const pending = channel.request("graph");
+    model.reply({ type: "response", channel: channel.id, id: 1, ok: true, result: {}, base64_buffers: ["not base64!"] });
+    await expect(pending).rejects.toThrow("could not be decoded");
   });
 });

@@ -50,7 +50,20 @@ describe("watchKernel", () => {
     expect(kernel.statusChanged.slots.size + kernel.connectionStatusChanged.slots.size).toBe(0);
   });
 
-  it("does nothing where the frontend exposes no kernel (VS Code)", () => {
+  it("reports a connection its frontend disposed as lost for good (VS Code on a restart)", () => {
+    const kernel = { ...fakeKernel(), isDisposed: false };
+    const onLost = vi.fn();
+    const onConnection = vi.fn();
+    watchKernel({ kernel }, onLost, onConnection);
+    kernel.connectionStatusChanged.emit("connecting"); // a blip: comes back
+    kernel.isDisposed = true;
+    kernel.connectionStatusChanged.emit("disconnected");
+    kernel.connectionStatusChanged.emit("connected");
+    expect(onConnection.mock.calls).toEqual([[false]]);
+    expect(onLost.mock.calls).toEqual([["connection-lost"]]);
+  });
+
+  it("does nothing where the frontend exposes no kernel", () => {
     const onLost = vi.fn();
     expect(() => watchKernel({}, onLost, vi.fn())()).not.toThrow();
     expect(() => watchKernel(undefined, onLost, vi.fn())()).not.toThrow();
