@@ -264,3 +264,13 @@ def open_notebook(page: Any, server: JupyterServer, notebook: str, timeout: floa
 def run_all_cells(page: Any) -> None:
     """Runs every cell, as the Run All menu entry does (without waiting for them to finish)."""
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+
+
+def alt_click_search_result(frame: Any, query: str, node_id: str | None = None) -> None:
+    """Selects a node the way a user does in Model Explorer: its own search box (a regex over node
+    attributes), then an Alt+click on the result (the node with ``node_id``, or the first one)."""
+    frame.locator('search-bar input[placeholder="Search nodes/layers by regex"]').fill(query)
+    nodes = "search-bar mat-tree-node" + (f'[data-id="{node_id}"]' if node_id else "[data-id]")
+    result = frame.locator(f"{nodes} .edge-node").first
+    result.wait_for(timeout=30_000)
+    result.click(modifiers=["Alt"])

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from conftest import RecordedPage
-from harness import free_port
+from harness import alt_click_search_result, free_port
 from playwright.sync_api import expect
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -103,12 +103,7 @@ def test_model_explorer_draws_in_marimo(marimo_page: RecordedPage, artifacts: An
 def test_click_in_marimo_reaches_python(marimo_page: RecordedPage) -> None:
     page = marimo_page.page
     frame = page.locator("iframe.tlw-frame").first.content_frame
-    frame.locator('search-bar input[placeholder="Search nodes/layers by regex"]').fill(
-        "^torchlens_label=addmm_"
-    )
-    result = frame.locator("search-bar mat-tree-node[data-id] .edge-node").first
-    result.wait_for(timeout=30_000)
-    result.click(modifiers=["Alt"])
+    alt_click_search_result(frame, "^torchlens_label=addmm_")
     heard = page.get_by_text(re.compile(r"kernel heard: \[addmm_\S+\]")).first
     expect(heard).to_be_visible(timeout=30_000)
     label = re.search(r"\[(\S+)\]", heard.inner_text())

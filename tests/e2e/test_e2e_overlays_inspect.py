@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from conftest import RecordedPage, notebook_session
-from harness import JupyterServer, KernelAccess
+from harness import JupyterServer, KernelAccess, alt_click_search_result
 from playwright.sync_api import expect
 
 CELLS = [
@@ -74,12 +74,7 @@ def test_click_fills_the_inspector(session: Session, artifacts: Any) -> None:
     label = kernel.value("log.modules['transformer.h.1.mlp.c_fc'].output_ops[0]")
     node_id = kernel.value(f"w._source.index.id_of_label({label!r})")
     frame = session.frame
-    frame.locator('search-bar input[placeholder="Search nodes/layers by regex"]').fill(
-        f"^torchlens_label={label}$"
-    )
-    result = frame.locator(f'search-bar mat-tree-node[data-id="{node_id}"] .edge-node')
-    result.wait_for(timeout=30_000)
-    result.click(modifiers=["Alt"])
+    alt_click_search_result(frame, f"^torchlens_label={label}$", node_id)
     kernel.wait_for("w.selected_label", label, timeout=30)
     inspector = session.root.locator(".tlw-inspector")
     expect(inspector).to_have_attribute("data-state", "node", timeout=30_000)

@@ -16,7 +16,7 @@ from typing import Any
 import nbformat
 import pytest
 from conftest import RecordedPage
-from harness import free_port, is_loopback_url
+from harness import alt_click_search_result, free_port, is_loopback_url
 from playwright.sync_api import expect
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -120,12 +120,7 @@ def test_click_in_voila_reaches_the_kernel(voila_page: RecordedPage) -> None:
     page = voila_page.page
     frame = page.locator("iframe.tlw-frame").first.content_frame
     # Any op of the second block's MLP, found with the app's own search box, Alt+clicked to select it.
-    frame.locator('search-bar input[placeholder="Search nodes/layers by regex"]').fill(
-        "^torchlens_label=addmm_"
-    )
-    result = frame.locator("search-bar mat-tree-node[data-id] .edge-node").first
-    result.wait_for(timeout=30_000)
-    result.click(modifiers=["Alt"])
+    alt_click_search_result(frame, "^torchlens_label=addmm_")
     heard = page.locator(".kernel-heard").first
     expect(heard).to_contain_text(re.compile(r"kernel heard: addmm_\S+ \(\w+\)"), timeout=30_000)
     label = re.search(r"kernel heard: (\S+)", heard.inner_text())
