@@ -125,8 +125,7 @@ class Explorer(BrowserState):
             baseline=baseline,
             # In the comm's opening state, so no view (VS Code renders outputs on a path of its own)
             # starts without knowing which assets and graph to ask for.
-            _asset_key=self._source.assets().key,
-            _graph_info=self._source.info(),
+            **self._source_traits(),
             _graph_rev=1,
             **kwargs,
         )
@@ -229,7 +228,6 @@ class Explorer(BrowserState):
         except Exception as error:
             bar.finish(f"not saved: {type(error).__name__}", ok=False)
             raise
-        self._last_save = report
         left_out = report.trimmed + report.bare
         bar.finish(
             f"{target.name}: {report.bytes / 1e6:.1f} MB"
@@ -384,9 +382,13 @@ class Explorer(BrowserState):
         if label:
             self._run_callbacks(self._callbacks, self.selected)
 
+    def _source_traits(self) -> dict[str, Any]:
+        """What a view needs to know to ask for the current viewer's assets and graph."""
+        return {"_asset_key": self._source.assets().key, "_graph_info": self._source.info()}
+
     def _publish_source(self) -> None:
-        self._asset_key = self._source.assets().key
-        self._graph_info = self._source.info()
+        for name, value in self._source_traits().items():
+            setattr(self, name, value)
         self._graph_rev += 1
 
     # ----- requests from the browser --------------------------------------------------------------
