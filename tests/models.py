@@ -68,3 +68,22 @@ class Chain(nn.Module):
         for _ in range(self.steps):
             x = x * 1.0001 + 0.001
         return x
+
+
+class Square(nn.Module):
+    """A 2-D activation with NaN, +Inf and -Inf in it (protocol fixtures: a heatmap with its mask)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.log(x) / x
+
+
+class Nest(nn.Module):
+    """A module of two ops: Netron draws it as a module-call box (protocol fixtures)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.inner(x))

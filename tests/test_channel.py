@@ -70,7 +70,7 @@ def test_assets_are_the_bundle_asked_for_even_after_a_viewer_switch(tiny_log):
     content, buffers = ask(widget, "assets", {"key": explorer_key, "viewer": "model-explorer"})
     bundle = _assets.model_explorer_assets()
     assert content["ok"] and content["result"]["key"] == explorer_key
-    assert content["result"]["names"] == [name for name, _ in bundle.compressed]
+    assert [file["name"] for file in content["result"]["files"]] == [name for name, _ in bundle.compressed]
     assert buffers == [data for _, data in bundle.compressed]
     content, _ = ask(widget, "assets", {"key": widget._asset_key, "viewer": "netron"})
     assert content["result"]["key"] == _netron.netron_assets().key

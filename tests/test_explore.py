@@ -75,7 +75,7 @@ def test_asset_request_is_answered_with_every_file(tiny_log):
     widget._channel.receive({"type": "request", "id": 1, "method": "assets", "params": params})
     ((content, buffers),) = sent
     assert content["result"]["key"] == widget._asset_key
-    assert len(content["result"]["names"]) == len(buffers) == len(_assets.model_explorer_assets().files)
+    assert len(content["result"]["files"]) == len(buffers) == len(_assets.model_explorer_assets().files)
     assert widget.bytes_sent == sum(len(b) for b in buffers)
 
 

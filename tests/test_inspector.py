@@ -18,15 +18,13 @@ from torchlens_widgets._inspector import (
     HEATMAP_MAX_COLS,
     HEATMAP_MAX_ROWS,
     HIST_BINS,
-    MASK_NAN,
-    MASK_NEGINF,
-    MASK_POSINF,
     MAX_REPLY_BYTES,
     MAX_SAMPLE,
     inspect_record,
     reply_size,
     summarize_tensor,
 )
+from torchlens_widgets._protocol import MASK_NAN, MASK_NEGINF, MASK_POSINF
 from torchlens_widgets._viewers import make_source
 
 # ----- models and traces --------------------------------------------------------------------------

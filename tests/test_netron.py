@@ -88,7 +88,7 @@ def test_assets_are_the_minimal_netron_set() -> None:
 
 
 def test_missing_asset_names_installed_and_supported_versions(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_netron, "NETRON_FILES", (*_netron.NETRON_FILES, "no-such-file.js"))
+    monkeypatch.setattr(_netron, "NETRON_FILES", {**_netron.NETRON_FILES, "no-such-file.js": "module"})
     with pytest.raises(ViewerAssetsError) as error:
         netron_assets.__wrapped__()
     message = str(error.value)

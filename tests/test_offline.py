@@ -54,7 +54,7 @@ def test_model_explorer_page_holds_assets_graph_overlays_selection_and_inspector
     collection = json.loads(gzip.decompress(buffer(recording, graph_buffers.pop())))
     assert collection == json.loads(gzip.decompress(w._source.graph(None)[1][0]))
     # Assets as the kernel sends them, and the inspector facts of every labelled node.
-    assert recording["assets"]["result"]["names"] == w._source.assets().reply()[0]["names"]
+    assert recording["assets"]["result"]["files"] == w._source.assets().reply()[0]["files"]
     labels = set(w._source.index.labels_by_id().values())
     assert set(recording["inspect"]) == labels
     assert recording["inspect"]["linear_1_1:1"]["result"]["label"] == "linear_1_1:1"

@@ -7,7 +7,6 @@ A bundle is read and gzip-compressed once per kernel; the frontend asks for it o
 from __future__ import annotations
 
 import functools
-import gzip
 import hashlib
 import re
 from collections.abc import Iterable
@@ -16,6 +15,8 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 
 from ._errors import ViewerAssetsError
+from ._gzip_json import gzip_bytes
+from ._protocol import AssetFile, AssetsParams, AssetsResult, Reply, Role, ViewerName
 from ._versions import SUPPORTED, checked_version
 
 # Without any one of these the Model Explorer app never becomes ready.
@@ -32,11 +33,15 @@ _STATIC_URL = re.compile(r"url\(/(static_files/[^)]+\.woff2)\)")
 
 @dataclass(frozen=True)
 class AssetBundle:
-    """The files one viewer needs in the browser, by relative name."""
+    """The files one viewer needs in the browser, by relative name, each with its role.
 
-    viewer: str
+    ``files`` keeps the order the browser needs (entry scripts and ES modules in load order).
+    """
+
+    viewer: ViewerName
     version: str
     files: dict[str, bytes]
+    roles: dict[str, Role]
     key: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -53,28 +58,29 @@ class AssetBundle:
     @functools.cached_property
     def compressed(self) -> list[tuple[str, bytes]]:
         """(name, gzip bytes) pairs: what goes over the widget channel."""
-        return [(name, gzip.compress(data, compresslevel=6, mtime=0)) for name, data in self.files.items()]
+        return [(name, gzip_bytes(data)) for name, data in self.files.items()]
 
-    def reply(self) -> tuple[dict[str, object], list[bytes]]:
-        """The answer to a browser's "assets" request: names in the header, gzip bytes as buffers."""
-        names = [name for name, _ in self.compressed]
-        return {"key": self.key, "names": names, "encoding": "gzip"}, [data for _, data in self.compressed]
+    def reply(self) -> Reply[AssetsResult]:
+        """The answer to a browser's "assets" request: names and roles, then gzip bytes as buffers."""
+        files = [AssetFile(name=name, role=self.roles[name]) for name, _ in self.compressed]
+        result = AssetsResult(
+            key=self.key, viewer=self.viewer, version=self.version, encoding="gzip", files=files
+        )
+        return result, [data for _, data in self.compressed]
 
     @property
     def wire_bytes(self) -> int:
         return sum(len(data) for _, data in self.compressed)
 
 
-def answer_assets(
-    params: dict[str, object], bundles: Iterable[AssetBundle]
-) -> tuple[dict[str, object], list[bytes]]:
+def answer_assets(params: AssetsParams, bundles: Iterable[AssetBundle]) -> Reply[AssetsResult]:
     """The reply to a browser's "assets" request: the bundle named by ``params["key"]``.
 
     Not the current viewer's: the browser stores the reply under the key it asked for, and a viewer
     switch can come between the request and the answer. Every bundle this widget has published
     stays addressable; a key none of them has is refused (the browser then caches nothing).
     """
-    key = params.get("key")
+    key: object = params.get("key")
     known = {bundle.key: bundle for bundle in bundles}
     if not isinstance(key, str) or not key:
         raise ViewerAssetsError(
@@ -141,20 +147,23 @@ def model_explorer_assets() -> AssetBundle:
         )
     names = [item.name for item in root.iterdir()]
     index = _read(root, "index.html", "model-explorer")
-    entry_points = re.findall(rb'src="([^"]+\.js)"', index) + re.findall(
-        rb'href="(styles-[^"]+\.css)"', index
-    )
-    wanted = [name.decode() for name in entry_points]
-    wanted.append(_one(names, r"worker-[A-Z0-9]+\.js", "model-explorer"))
+    roles: dict[str, Role] = {"index.html": "page"}
+    for script in re.findall(rb'src="([^"]+\.js)"', index):  # in the order the page loads them
+        roles.setdefault(script.decode(), "entry")
+    for style in re.findall(rb'href="(styles-[^"]+\.css)"', index):
+        roles.setdefault(style.decode(), "style")
+    roles[_one(names, r"worker-[A-Z0-9]+\.js", "model-explorer")] = "worker"
     files = {"index.html": index}
-    for name in wanted:
+    for name in list(roles)[1:]:
         files[name] = _read(root, name, "model-explorer")
     css = b"".join(data for name, data in files.items() if name.endswith((".css", ".html"))).decode()
-    for name in (*_ME_ATLASES, *_latin_and_icon_fonts(css)):
-        files[name] = _read(root, name, "model-explorer")
+    for name in _ME_ATLASES:
+        files[name], roles[name] = _read(root, name, "model-explorer"), "data"
+    for name in _latin_and_icon_fonts(css):
+        files[name], roles[name] = _read(root, name, "model-explorer"), "font"
     if not any(name.startswith("main-") for name in files):
         raise ViewerAssetsError(
             f"ai-edge-model-explorer {version}: index.html names no main-*.js. "
             "Remedy: install a supported version (>=0.1.33,<0.2)."
         )
-    return AssetBundle("model-explorer", version, files)
+    return AssetBundle("model-explorer", version, files, roles)

@@ -20,11 +20,14 @@ from __future__ import annotations
 
 import base64
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-Reply = tuple[dict[str, Any], list[bytes]]
-Handler = Callable[[dict[str, Any]], Reply]
+from ._protocol import ErrorResponse, Method, OkResponse, Reply
+
+# A handler takes the request's params (a dict from the browser: it checks what it reads) and returns
+# its result (one of _protocol's TypedDicts) and buffers.
+Handler = Callable[[Any], Reply[Mapping[str, Any]]]
 
 ENCODINGS = ("binary", "base64")
 
@@ -37,34 +40,44 @@ class RequestChannel:
         self._handlers: dict[str, Handler] = {}
         self.bytes_sent = 0  # buffer bytes answered so far, before any base64 (benchmarks read it)
 
-    def register(self, method: str, handler: Handler) -> None:
+    def register(self, method: Method, handler: Handler) -> None:
         self._handlers[method] = handler
 
     def receive(self, content: Any) -> None:
         if not isinstance(content, dict) or content.get("type") != "request":
             return
-        envelope: dict[str, Any] = {"type": "response", "id": content.get("id")}
-        if isinstance(content.get("channel"), str):
-            envelope["channel"] = content["channel"]  # the view that asked takes the reply
+        request_id = content.get("id")
+        # The view that asked takes the reply (every view of the widget receives it).
+        channel = content["channel"] if isinstance(content.get("channel"), str) else None
         method = str(content.get("method", ""))
         encoding = content.get("buffers", "binary")
         handler = self._handlers.get(method)
         if handler is None:
-            self._send({**envelope, "ok": False, "error": f"unknown request {method!r}"})
+            self._send(_error(request_id, channel, f"unknown request {method!r}"))
             return
         if encoding not in ENCODINGS:
             error = f"unknown buffer encoding {encoding!r} (expected one of {', '.join(ENCODINGS)})"
-            self._send({**envelope, "ok": False, "error": error})
+            self._send(_error(request_id, channel, error))
             return
         try:
             result, buffers = handler(dict(content.get("params") or {}))
         except Exception as error:  # reaches the widget's error box instead of vanishing in a log
             log.exception("torchlens-widgets request %r failed", method)
-            self._send({**envelope, "ok": False, "error": f"{type(error).__name__}: {error}"})
+            self._send(_error(request_id, channel, f"{type(error).__name__}: {error}"))
             return
         self.bytes_sent += sum(len(buffer) for buffer in buffers)
+        response = OkResponse(type="response", id=request_id, ok=True, result=result)
+        if channel is not None:
+            response["channel"] = channel
         if encoding == "base64":
-            encoded = [base64.b64encode(buffer).decode("ascii") for buffer in buffers]
-            self._send({**envelope, "ok": True, "result": result, "base64_buffers": encoded}, [])
+            response["base64_buffers"] = [base64.b64encode(buffer).decode("ascii") for buffer in buffers]
+            self._send(response, [])
         else:
-            self._send({**envelope, "ok": True, "result": result}, buffers)
+            self._send(response, buffers)
+
+
+def _error(request_id: Any, channel: str | None, message: str) -> ErrorResponse:
+    response = ErrorResponse(type="response", id=request_id, ok=False, error=message)
+    if channel is not None:
+        response["channel"] = channel
+    return response

@@ -15,6 +15,7 @@ from ._difference import difference_reply
 from ._errors import NodeNotFoundError
 from ._explorer import _bundle
 from ._inspector import inspect_record
+from ._protocol import AssetsParams, AssetsResult
 
 PairCallback = Callable[[tuple[Any, Any]], None]
 
@@ -130,7 +131,7 @@ class Diff(BrowserState):
         if node_id:
             self._run_callbacks(self._callbacks, self.selected)
 
-    def _answer_assets(self, params: dict[str, Any]) -> Reply:
+    def _answer_assets(self, params: AssetsParams) -> Reply[AssetsResult]:
         return answer_assets(params, [model_explorer_assets()])
 
     def _answer_inspect(self, params: dict[str, Any]) -> Reply:

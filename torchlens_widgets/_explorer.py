@@ -27,6 +27,7 @@ from ._overlays import (
 )
 from ._payload import require_trace
 from ._progress import Progress
+from ._protocol import AssetsParams, AssetsResult
 from ._viewers import VIEWERS, ViewerSource, check_privacy_profile, make_source
 
 _BUNDLE = pathlib.Path(__file__).parent / "static" / "widget.js"
@@ -393,7 +394,7 @@ class Explorer(BrowserState):
 
     # ----- requests from the browser --------------------------------------------------------------
 
-    def _answer_assets(self, params: dict[str, Any]) -> Reply:
+    def _answer_assets(self, params: AssetsParams) -> Reply[AssetsResult]:
         # The bundle asked for by key, whichever viewer is current now (a switch may have raced it).
         return answer_assets(params, [source.assets() for source in self._sources.values()])
 

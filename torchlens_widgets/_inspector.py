@@ -33,6 +33,7 @@ import numpy as np
 import torch
 
 from ._channel import Reply
+from ._protocol import MASK_FINITE, MASK_NAN, MASK_NEGINF, MASK_POSINF
 
 PRIVACY_PROFILES = ("local", "public")
 
@@ -56,8 +57,6 @@ MAX_TEXT = 300
 # The whole reply (JSON header + buffers) stays under this many bytes whatever the tensor.
 MAX_REPLY_BYTES = 96 * 1024
 
-# Non-finite codes in the heatmap mask buffer.
-MASK_FINITE, MASK_NAN, MASK_POSINF, MASK_NEGINF = 0, 1, 2, 3
 
 _NOT_SAVED_REMEDY = "re-run with save=... to retain this activation"
 

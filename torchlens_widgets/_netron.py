@@ -35,6 +35,7 @@ from ._assets import AssetBundle
 from ._channel import Reply
 from ._errors import NodeNotFoundError, ViewerAssetsError, ViewerNotAvailableError
 from ._overlays import ADDITIVE_OVERLAYS, Overlay
+from ._protocol import Role
 
 if TYPE_CHECKING:
     from ._diff import BaselineFacts
@@ -63,7 +64,13 @@ NETRON_MODULES = (
     "dagre.js",
     "flatbuffers.js",
 )
-NETRON_FILES = (*NETRON_MODULES, "worker.js", "grapher.css", "index.html")
+# index.html is sent for its <style> and <body> (the frame document is built from them, not its scripts).
+NETRON_FILES: dict[str, Role] = {
+    **dict.fromkeys(NETRON_MODULES, "module"),
+    "worker.js": "worker",
+    "grapher.css": "style",
+    "index.html": "page",
+}
 
 # Keeps the name one path segment (Netron splits identifiers at / and \) and clear of the
 # "*model.json" suffix that Netron tries as PyTorch before ONNX.
@@ -92,7 +99,7 @@ def netron_assets() -> AssetBundle:
                 f"viewer cannot start (torchlens-widgets supports {distribution}{specifier}). {remedy}"
             )
         files[name] = item.read_bytes()
-    return AssetBundle("netron", version, files)
+    return AssetBundle("netron", version, files, dict(NETRON_FILES))
 
 
 # ----- node index ---------------------------------------------------------------------------------

@@ -25,8 +25,7 @@ from typing import IO, Any
 
 from ._channel import Reply
 from ._errors import TorchlensWidgetsError, ViewerAssetsError
-
-RECORDING_FORMAT = "torchlens-widgets/recording@1"  # js/offline.ts checks it
+from ._protocol import RECORDING_FORMAT
 
 # The saved page may run its inline bootstrap and the blob: modules it makes; its frames inherit this.
 PAGE_CSP = "; ".join(

@@ -1,0 +1,166 @@
+"""The protocol's contract fixtures: sample replies built by the real handlers on real small traces.
+
+Each file in tests/fixtures/protocol/ is ``{"method", "params", "result", "buffer_bytes"}`` (or a full
+error envelope): what a view receives for that request. The vitest suite reads the same files and
+type-checks them against js/protocol.ts, so a change of shape on either side fails a test. When the
+kernel's replies change on purpose, re-run with ``TLW_WRITE_PROTOCOL_FIXTURES=1`` and commit the files.
+
+Measured times and source paths differ between runs and machines: they are replaced by fixed
+stand-ins (same types), so the files are deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+from typing import Any
+
+import pytest
+import torch
+import torchlens as tl
+from models import Nest, Square, TinyMLP
+
+import torchlens_widgets as tlw
+from torchlens_widgets._protocol import MASK_CODES, RECORDING_FORMAT
+
+FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "protocol"
+WRITE = os.environ.get("TLW_WRITE_PROTOCOL_FIXTURES") == "1"
+REPO = pathlib.Path(__file__).resolve().parent.parent
+
+# Fact rows whose values are measured per run; kept in the file with a fixed value of the same type.
+_MEASURED_FACTS = {"time": (0.25, "0.25 ms")}
+# Buffers whose bytes hold measured times (graph collections, Netron models and attachments): their
+# sizes vary between runs, so the file lists them as -1.
+_VOLATILE_BUFFERS = {
+    "graph-model-explorer": (0,),
+    "graph-model-explorer-diff": (0, 1),
+    "graph-netron": (0, 1),
+}
+
+
+def _ask(widget: Any, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
+    sent: list[tuple[dict[str, Any], list[bytes] | None]] = []
+    widget._channel._send = lambda content, buffers=None: sent.append((content, buffers))
+    request = {"type": "request", "channel": "view-1", "id": 1, "method": method, "params": params}
+    widget._channel.receive(request)
+    ((content, buffers),) = sent
+    return content, list(buffers or [])
+
+
+def _steady(value: Any) -> Any:
+    """``value`` with measured times and machine paths replaced (see the module docstring)."""
+    if isinstance(value, list):
+        return [_steady(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if value.keys() >= {"key", "name", "value", "text"} and value["key"] in _MEASURED_FACTS:
+        number, text = _MEASURED_FACTS[value["key"]]
+        return {**value, "value": number if value["value"] is not None else None, "text": text}
+    steady = {key: _steady(item) for key, item in value.items()}
+    for key in ("file", "detail", "text"):
+        if isinstance(steady.get(key), str):
+            steady[key] = steady[key].replace(str(REPO) + os.sep, "").replace(str(REPO), ".")
+    return steady
+
+
+def _sample(name: str, method: str, params: dict[str, Any], widget: Any) -> dict[str, Any]:
+    content, buffers = _ask(widget, method, params)
+    assert content["ok"] is True, content
+    sizes = [len(buffer) for buffer in buffers]
+    for index in _VOLATILE_BUFFERS.get(name, ()):
+        sizes[index] = -1
+    return {"method": method, "params": params, "result": _steady(content["result"]), "buffer_bytes": sizes}
+
+
+@pytest.fixture(scope="module")
+def samples(two_pass_log: Any) -> dict[str, Any]:
+    torch.manual_seed(0)
+    tiny = tl.trace(TinyMLP(), torch.randn(3, 4))
+    # Trace labels count the traces of the session ("tinymlp_7"): fixed ones keep the files steady.
+    tiny.trace_label = "tiny"
+    explorer = tlw.explore(tiny, overlay="flops")
+    netron = tlw.explore(two_pass_log, viewer="netron", overlay="flops")
+    tuned = TinyMLP()
+    torch.manual_seed(0)
+    base, x = TinyMLP(), torch.randn(3, 4)
+    tuned.load_state_dict(base.state_dict())
+    with torch.no_grad():
+        tuned.l2.weight.add_(0.5)
+    before, after = tl.trace(base, x), tl.trace(tuned, x)
+    before.trace_label, after.trace_label = "before", "after"
+    diff = tlw.diff(before, after)
+    square = tlw.explore(tl.trace(Square(), torch.tensor([[-1.0, 0.0, 2.0], [4.0, 0.5, 1.0]])))
+
+    out: dict[str, Any] = {}
+    out["assets-model-explorer"] = _sample("", "assets", {"key": explorer._asset_key}, explorer)
+    out["assets-netron"] = _sample("", "assets", {"key": netron._asset_key}, netron)
+    out["graph-model-explorer"] = _sample("graph-model-explorer", "graph", {}, explorer)
+    out["graph-netron"] = _sample("graph-netron", "graph", {}, netron)
+    diff.select("linear_2_3")
+    out["graph-model-explorer-diff"] = _sample("graph-model-explorer-diff", "graph", {}, diff)
+    out["inspect-difference"] = _sample("", "inspect", {"side": 2}, diff)
+    out["inspect-diff-side"] = _sample("", "inspect", {"side": 1}, diff)
+    out["inspect-none"] = _sample("", "inspect", {}, explorer)
+    square.select("truediv_1_2")
+    out["inspect-op"] = _sample("", "inspect", {}, square)
+    nest = tlw.explore(tl.trace(Nest(), torch.randn(2, 4)), viewer="netron")
+    nest.select("inner")  # a module-call box: the panel describes the module
+    out["inspect-module"] = _sample("", "inspect", {}, nest)
+    netron.granularity = "rolled"
+    netron.select("linear_1_1")
+    out["inspect-layer"] = _sample("", "inspect", {}, netron)
+    content, _ = _ask(explorer, "assets", {"key": "model-explorer@0:none"})
+    assert content["ok"] is False
+    out["error"] = content
+    out["constants"] = {"mask_codes": MASK_CODES, "recording_format": RECORDING_FORMAT}
+    return out
+
+
+NAMES = (
+    "assets-model-explorer",
+    "assets-netron",
+    "graph-model-explorer",
+    "graph-model-explorer-diff",
+    "graph-netron",
+    "inspect-none",
+    "inspect-op",
+    "inspect-layer",
+    "inspect-module",
+    "inspect-diff-side",
+    "inspect-difference",
+    "error",
+    "constants",
+)
+
+
+def _text(sample: Any) -> str:
+    return json.dumps(sample, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_committed_fixture_is_what_the_kernel_sends(samples: dict[str, Any], name: str) -> None:
+    path = FIXTURES / f"{name}.json"
+    text = _text(samples[name])
+    if WRITE:
+        FIXTURES.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.is_file(), f"{path} is missing. Remedy: TLW_WRITE_PROTOCOL_FIXTURES=1 pytest {__file__}"
+    assert path.read_text(encoding="utf-8") == text, (
+        f"The kernel's {name!r} reply no longer matches {path.relative_to(REPO)}. If the change is "
+        f"intended, re-run with TLW_WRITE_PROTOCOL_FIXTURES=1, commit the file and update js/protocol.ts."
+    )
+
+
+def test_the_samples_cover_what_a_view_relies_on(samples: dict[str, Any]) -> None:
+    roles = {file["role"] for file in samples["assets-model-explorer"]["result"]["files"]}
+    assert roles == {"page", "entry", "style", "worker", "font", "data"}
+    netron_files = samples["assets-netron"]["result"]["files"]
+    assert [file["role"] for file in netron_files][:11] == ["module"] * 11
+    assert samples["inspect-op"]["result"]["value"]["heatmap"]["mask_buffer"] is not None
+    assert samples["graph-netron"]["result"]["overlay"]["values"]
+    assert samples["graph-model-explorer"]["result"]["nodeData"]
+    assert samples["graph-model-explorer-diff"]["result"]["paneNodeData"]
+    kinds = {samples[name]["result"]["kind"] for name in NAMES if name.startswith("inspect-")}
+    assert kinds == {"none", "op", "layer", "module", "difference"}
+    assert str(REPO) not in json.dumps(samples)

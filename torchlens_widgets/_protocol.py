@@ -1,0 +1,259 @@
+"""The kernel <-> browser protocol, written down once: every request, reply and shared constant.
+
+A view asks (``assets``, ``graph``, ``inspect``) over the widget's custom messages and the kernel
+answers with a JSON ``result`` plus binary buffers (see ``_channel.py`` for the envelope and why it is
+not anywidget's experimental ``command``). ``js/protocol.ts`` is the browser's copy of these shapes;
+``tests/test_protocol_fixtures.py`` writes a sample of each reply to ``tests/fixtures/protocol/`` and
+the vitest suite type-checks the browser's side against them, so the two cannot drift apart silently.
+
+Names in camelCase (``nodeData``, ``paneNodeData``) are the ones Model Explorer's own API uses.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeVar
+
+from typing_extensions import NotRequired, TypedDict
+
+# ----- shared constants ---------------------------------------------------------------------------
+
+# Codes of the heatmap's non-finite mask buffer (one uint8 per cell).
+MASK_FINITE, MASK_NAN, MASK_POSINF, MASK_NEGINF = 0, 1, 2, 3
+MASK_CODES = {"finite": MASK_FINITE, "nan": MASK_NAN, "posinf": MASK_POSINF, "neginf": MASK_NEGINF}
+
+# The tag of a saved page's recording (save_html); js/offline.ts refuses any other.
+RECORDING_FORMAT = "torchlens-widgets/recording@1"
+
+ViewerName = Literal["model-explorer", "netron"]
+Method = Literal["assets", "graph", "inspect"]
+BufferEncoding = Literal["binary", "base64"]
+
+ResultT = TypeVar("ResultT")
+# What a handler returns: the JSON result and the binary buffers it points to by index.
+Reply = tuple[ResultT, list[bytes]]
+
+# ----- the envelopes ------------------------------------------------------------------------------
+
+
+class Request(TypedDict):
+    """What a view sends: ``channel`` is the view's random id, ``id`` counts its requests from 1."""
+
+    type: Literal["request"]
+    channel: NotRequired[str]
+    id: int
+    method: Method
+    params: dict[str, Any]
+    buffers: NotRequired[BufferEncoding]
+
+
+class OkResponse(TypedDict):
+    """A result; with ``"buffers": "base64"`` asked, the buffers come as text in ``base64_buffers``."""
+
+    type: Literal["response"]
+    channel: NotRequired[str]
+    id: int | None
+    ok: Literal[True]
+    result: Any
+    base64_buffers: NotRequired[list[str]]
+
+
+class ErrorResponse(TypedDict):
+    """A refusal or failure, shown in the view's error box: ``"<ErrorClass>: <message with remedy>"``."""
+
+    type: Literal["response"]
+    channel: NotRequired[str]
+    id: int | None
+    ok: Literal[False]
+    error: str
+
+
+Response = OkResponse | ErrorResponse
+
+# ----- assets -------------------------------------------------------------------------------------
+
+
+class AssetsParams(TypedDict):
+    key: str  # the bundle the view needs (the widget's ``_asset_key`` when it asked)
+    viewer: NotRequired[str]
+
+
+# What a file is for, so the browser never re-parses names: the app's HTML page, the scripts the page
+# loads (in order), its stylesheet, its worker, ES modules (in load order), fonts, other data files.
+Role = Literal["page", "entry", "style", "worker", "module", "font", "data"]
+
+
+class AssetFile(TypedDict):
+    name: str  # the app's own relative name, e.g. "main-PMF54IZX.js", "static_files/FontBold.png"
+    role: Role
+
+
+class AssetsResult(TypedDict):
+    """``buffers[i]`` is the gzip bytes of ``files[i]``."""
+
+    key: str
+    viewer: ViewerName
+    version: str  # the installed viewer package's version
+    encoding: Literal["gzip"]
+    files: list[AssetFile]
+
+
+# ----- graph --------------------------------------------------------------------------------------
+
+
+class GraphParams(TypedDict):
+    pass  # the graph of the widget's current view: the browser names nothing
+
+
+class NodeDataRef(TypedDict):
+    name: str  # the node-data provider shown in Model Explorer's legend
+
+
+class ModelExplorerGraph(TypedDict):
+    """Explorer in Model Explorer: buffers are the gzip graph collection, then its node data if any."""
+
+    label: str
+    encoding: Literal["gzip"]
+    nodeData: NotRequired[NodeDataRef]
+
+
+class PaneLabel(TypedDict):
+    label: str
+
+
+class PaneNodeData(TypedDict):
+    name: str
+    pane: int  # 0 left (log_a), 1 right (log_b)
+
+
+class ModelExplorerDiffGraph(TypedDict):
+    """Diff: buffers are the two collections, then one node-data file per ``paneNodeData`` entry."""
+
+    label: str
+    encoding: Literal["gzip"]
+    panes: list[PaneLabel]
+    paneNodeData: list[PaneNodeData]
+
+
+class NetronOverlay(TypedDict):
+    """An overlay keyed by Netron node name (Netron has no node data: the frame colours the boxes)."""
+
+    title: str
+    unit: str
+    values: dict[str, float]
+    min: float
+    max: float
+    coverage: str
+
+
+class NetronGraph(TypedDict):
+    """Explorer in Netron: buffers are the gzip model (ONNX JSON) and its metrics attachment."""
+
+    identifier: str  # the file name Netron sees, "<label>.onnx.json"
+    attachment: str  # torchlens' companion name, "<label>.onnx.attachment.json"
+    encoding: Literal["gzip"]
+    granularity: str
+    warnings: list[str]
+    overlay: NotRequired[NetronOverlay]
+
+
+GraphResult = ModelExplorerGraph | ModelExplorerDiffGraph | NetronGraph
+
+# ----- inspect ------------------------------------------------------------------------------------
+
+
+class InspectParams(TypedDict, total=False):
+    side: int  # Diff only: 0 log_a, 1 log_b, 2 the difference b - a
+
+
+class FactRow(TypedDict):
+    key: str
+    name: str
+    value: Any  # the machine value (number, list, {file, line, function}, ...)
+    text: str | None  # what is shown (torchlens' own formatting); None: a dash
+    detail: NotRequired[str | None]  # the full text when ``text`` is shortened, as a tooltip
+
+
+class TensorStats(TypedDict):
+    count: int
+    finite_count: int
+    zero_count: int
+    nan_count: int
+    posinf_count: int
+    neginf_count: int
+    zero_fraction: float
+    nonfinite_fraction: float
+    min: float | int | None
+    max: float | int | None
+    mean: float | int | None
+    std: float | int | None
+    std_correction: int
+    numel: int
+    sample_size: int
+    sampled: bool
+    stride: int
+
+
+class HistogramMeta(TypedDict):
+    bins: int
+    lo: float
+    hi: float
+    buffer: int  # index of the buffer of ``bins`` uint32 little-endian counts
+    dtype: Literal["uint32le"]
+    total: int
+
+
+class HeatmapMeta(TypedDict):
+    rows: int
+    cols: int
+    slice: str  # e.g. "[0, :, :]"
+    slice_shape: list[int]
+    stride: list[int]
+    sampled: bool
+    pooled: bool
+    lo: float | int | None
+    hi: float | int | None
+    encoding: Literal["uint8"]
+    buffer: int  # index of the rows x cols uint8 cells
+    mask_buffer: int | None  # index of the rows x cols MASK_* codes; None when every cell is finite
+
+
+ValueStatus = Literal["summary", "not_saved", "withheld", "not_tensor", "unsupported", "empty"]
+
+
+class ValueSection(TypedDict, total=False):
+    status: ValueStatus  # always present
+    message: str
+    source: str | None  # the Python expression of the summarised value, e.g. log["linear_1_1:1"].out
+    note: str
+    shape: list[int]
+    dtype: str | None
+    numel: int
+    of: Literal["abs"]
+    stats: TensorStats
+    histogram: HistogramMeta | None
+    heatmap: HeatmapMeta | None
+
+
+RecordKind = Literal["op", "layer", "module", "module_call", "difference", "other"]
+
+
+class InspectNone(TypedDict):
+    """Nothing selected (or nothing on that side)."""
+
+    kind: Literal["none"]
+    label: str
+
+
+class InspectRecord(TypedDict):
+    """A node's inspector panel: an op, a rolled layer, a module, a module call, a difference."""
+
+    kind: RecordKind
+    label: str
+    title: str
+    privacy_profile: str  # "local" | "public" ("" on a saved page's marker)
+    expression: str  # the exact Python that gives the record back, e.g. log["linear_1_1:1"]
+    facts: list[FactRow]
+    value: ValueSection | None
+
+
+InspectResult = InspectNone | InspectRecord
