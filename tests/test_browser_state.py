@@ -167,15 +167,15 @@ def test_diff_raising_callback_is_shown_and_the_others_still_run(pair: tuple[Any
 def test_a_view_switch_that_fails_after_validation_is_undone(explorer: Any, monkeypatch: Any) -> None:
     """The viewer name is valid but its package is broken: the switch fails in the kernel, and the
     widget stays on the viewer it shows, in the kernel and in every view."""
-    from torchlens_widgets import _viewers
+    from torchlens_widgets import viewers
 
     def broken(viewer: str, *args: Any) -> Any:
         raise tlw.ViewerAssetsError(
             "netron 0.0 is installed but lacks its web asset 'view.js'. Remedy: reinstall"
         )
 
-    monkeypatch.setattr("torchlens_widgets._explorer.make_source", broken)
-    assert _viewers.VIEWERS  # the names are valid; the failure comes from building the source
+    monkeypatch.setattr("torchlens_widgets.widgets.explorer.make_source", broken)
+    assert viewers.VIEWERS  # the names are valid; the failure comes from building the source
     wire = Wire(explorer)
     wire.update(viewer="netron")
     assert explorer.viewer == "model-explorer" and explorer._source.index.has_id(explorer.selected_node)

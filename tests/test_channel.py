@@ -11,8 +11,9 @@ import pytest
 from ipywidgets.widgets import widget as ipywidget
 
 import torchlens_widgets as tlw
-from torchlens_widgets import _assets, _netron
 from torchlens_widgets._channel import RequestChannel
+from torchlens_widgets.viewers import model_explorer as _me
+from torchlens_widgets.viewers import netron as _netron
 
 Sent = list[tuple[dict[str, Any], list[bytes] | None]]
 
@@ -68,7 +69,7 @@ def test_assets_are_the_bundle_asked_for_even_after_a_viewer_switch(tiny_log):
     widget.viewer = "netron"  # the switch that raced the first request
     assert widget._asset_key == _netron.netron_assets().key != explorer_key
     content, buffers = ask(widget, "assets", {"key": explorer_key, "viewer": "model-explorer"})
-    bundle = _assets.model_explorer_assets()
+    bundle = _me.model_explorer_assets()
     assert content["ok"] and content["result"]["key"] == explorer_key
     assert [file["name"] for file in content["result"]["files"]] == [name for name, _ in bundle.compressed]
     assert buffers == [data for _, data in bundle.compressed]
@@ -101,7 +102,7 @@ def test_an_asset_key_the_widget_never_published_is_refused(tiny_log, params, me
 def test_the_diff_answers_its_assets_by_key(tiny_log):
     diff = tlw.diff(tiny_log, tiny_log)
     content, _ = ask(diff, "assets", {"key": diff._asset_key})
-    assert content["ok"] and content["result"]["key"] == _assets.model_explorer_assets().key
+    assert content["ok"] and content["result"]["key"] == _me.model_explorer_assets().key
     content, _ = ask(diff, "assets", {"key": _netron.netron_assets().key})
     assert content["ok"] is False
 

@@ -1,4 +1,4 @@
-"""Kernel side of the diff features (torchlens_widgets._diff) on real architectures.
+"""Kernel side of the diff features (torchlens_widgets.diffing) on real architectures.
 
 tlw.diff(log_a, log_b): torchlens' L2 deltas per Model Explorer node id, per-node status, pair().
 explore(log, baseline=ref): torchlens.differential.diff_report mapped onto log's node ids.
@@ -21,16 +21,17 @@ from models import TinyMLP, TwoPass
 from torchlens.export._model_explorer import _diff as tl_me_diff
 
 import torchlens_widgets as tlw
-from torchlens_widgets import _diff
-from torchlens_widgets._diff import (
+from torchlens_widgets._errors import SelfComparisonError
+from torchlens_widgets.diffing.baseline import (
     BASELINE_ATTR_KEYS,
+    BASELINE_OVERLAY_NAME,
     BASELINE_STATUSES,
-    DIFF_STATUSES,
-    SelfComparisonError,
     baseline_facts,
-    diff_payload,
 )
-from torchlens_widgets._payload import model_explorer_payload
+from torchlens_widgets.diffing.labels import execution_labels
+from torchlens_widgets.diffing.split_pane import DIFF_STATUSES, diff_payload
+from torchlens_widgets.viewers.model_explorer import model_explorer_payload
+from torchlens_widgets.viewers.netron import baseline_metadata
 
 transformers = pytest.importorskip("transformers")
 
@@ -145,7 +146,7 @@ def test_identical_weights_are_all_zero(pair, request):
     log_a, log_b = request.getfixturevalue(pair)
     d = diff_payload(log_a, log_b)
     n = len(d.status)
-    assert n == len(_diff.execution_labels(d.a.collection))
+    assert n == len(execution_labels(d.a.collection))
     assert d.counts == {"changed": 0, "zero": n, "added": 0, "removed": 0, "not_comparable": 0}
     assert set(d.deltas.values()) == {0.0}
     assert d.top == ()
@@ -174,7 +175,7 @@ def _check_perturbed(log_a, log_b, address: str) -> None:
     downstream = _layers_downstream(log_a, perturbed_layer)
     changed = {node_id for node_id, status in d.status.items() if status == "changed"}
     layer_of = {
-        node_id: log_a[label].layer_label for node_id, label in _diff.execution_labels(d.a.collection).items()
+        node_id: log_a[label].layer_label for node_id, label in execution_labels(d.a.collection).items()
     }
 
     assert d.status[perturbed_id] == "changed"
@@ -222,8 +223,8 @@ def test_one_perturbed_layer_tiny_mlp():
 def test_different_architectures(build):
     log_a, log_b = trace(build(3)), trace(build(2))  # subject has one layer more than the reference
     d = diff_payload(log_a, log_b)
-    ids_a = set(_diff.execution_labels(d.a.collection))
-    ids_b = set(_diff.execution_labels(d.b.collection))
+    ids_a = set(execution_labels(d.a.collection))
+    ids_b = set(execution_labels(d.b.collection))
     assert d.counts["added"] == len(ids_a - ids_b) > 0
     assert d.counts["removed"] == len(ids_b - ids_a)
     assert sum(d.counts.values()) == len(ids_a | ids_b) == len(d.status)
@@ -357,7 +358,7 @@ def test_multi_pass_ops_map_by_label_not_site_key():
     # Netron names single-pass ops by their layer label, multi-pass ops pass-qualified
     assert {"linear_1_1:1", "linear_1_1:2", "input_1", "output_1"} <= set(facts.netron)
     assert "linear_1_1" not in facts.netron
-    rows = facts.netron_metadata(["linear_1_1:2", "linear_1_1", "input_1"])
+    rows = baseline_metadata(facts, ["linear_1_1:2", "linear_1_1", "input_1"])
     assert {row["target"] for row in rows} == {"linear_1_1:2", "input_1"}
     assert {"kind": "node", "target": "linear_1_1:2", "name": "diff status", "value": "changed"} in rows
 
@@ -384,7 +385,7 @@ def test_annotated_payload_validates_and_is_a_copy(bert_perturbed):
         assert attrs[node_id]["diff_reference"] == facts.nodes["00-execution"][node_id].reference_label
     overlay = facts.overlay
     assert set(overlay["00-execution"]["results"]) == set(facts.nodes["00-execution"])  # all zero/changed
-    assert overlay["00-execution"]["name"] == _diff.BASELINE_OVERLAY_NAME
+    assert overlay["00-execution"]["name"] == BASELINE_OVERLAY_NAME
     coverage = facts.overlay_coverage
     assert coverage["resolved"] == sum(len(g["results"]) for g in overlay.values())
     assert coverage["omitted_missing"] == coverage["omitted_no_row"] == 0

@@ -130,8 +130,8 @@ def test_difference_of_huge_activations_is_sampled_and_bounded_in_memory():
     """
     code = (
         "import resource, torch\n"
-        "from torchlens_widgets._difference import difference_reply\n"
-        "from torchlens_widgets._inspector import MAX_SAMPLE\n"
+        "from torchlens_widgets.inspector.difference import difference_reply\n"
+        "from torchlens_widgets.inspector.tensors import MAX_SAMPLE\n"
         "class Op:\n"  # the record shape difference_reply reads: an op with a saved .out
         "    def __init__(self, out): self.out = out\n"
         "Op.__name__ = 'Op'\n"

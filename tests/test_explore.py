@@ -9,8 +9,9 @@ import torch
 import torchlens as tl
 
 import torchlens_widgets as tlw
-from torchlens_widgets import _assets, _versions
-from torchlens_widgets._payload import model_explorer_payload
+from torchlens_widgets import _versions
+from torchlens_widgets.viewers import model_explorer as _me
+from torchlens_widgets.viewers.model_explorer import model_explorer_payload
 
 
 def graph_nodes(widget, graph_id="00-execution"):
@@ -53,7 +54,7 @@ def test_graph_request_returns_the_payload_compressed(tiny_log):
 
 
 def test_assets_come_from_the_installed_package():
-    bundle = _assets.model_explorer_assets()
+    bundle = _me.model_explorer_assets()
     names = set(bundle.files)
     assert "index.html" in names
     assert any(n.startswith("main-") and n.endswith(".js") for n in names)
@@ -75,7 +76,7 @@ def test_asset_request_is_answered_with_every_file(tiny_log):
     widget._channel.receive({"type": "request", "id": 1, "method": "assets", "params": params})
     ((content, buffers),) = sent
     assert content["result"]["key"] == widget._asset_key
-    assert len(content["result"]["files"]) == len(buffers) == len(_assets.model_explorer_assets().files)
+    assert len(content["result"]["files"]) == len(buffers) == len(_me.model_explorer_assets().files)
     assert widget.bytes_sent == sum(len(b) for b in buffers)
 
 
@@ -181,12 +182,12 @@ def test_invalid_payload_is_refused_with_the_failure_rows(tiny_log, monkeypatch)
 
 def test_unsupported_viewer_version_names_installed_and_supported(tiny_log, monkeypatch):
     monkeypatch.setattr(_versions.metadata, "version", lambda dist: "0.3.0")
-    _assets.model_explorer_assets.cache_clear()
+    _me.model_explorer_assets.cache_clear()
     try:
         with pytest.raises(tlw.ViewerAssetsError, match=r"0\.3\.0 is installed.*>=0\.1\.33,<0\.2"):
             tlw.explore(tiny_log)
     finally:
-        _assets.model_explorer_assets.cache_clear()
+        _me.model_explorer_assets.cache_clear()
 
 
 def test_missing_viewer_package_names_the_install(tiny_log, monkeypatch):
@@ -194,12 +195,12 @@ def test_missing_viewer_package_names_the_install(tiny_log, monkeypatch):
         raise _versions.metadata.PackageNotFoundError(dist)
 
     monkeypatch.setattr(_versions.metadata, "version", missing)
-    _assets.model_explorer_assets.cache_clear()
+    _me.model_explorer_assets.cache_clear()
     try:
         with pytest.raises(tlw.ViewerAssetsError, match="pip install 'ai-edge-model-explorer"):
             tlw.explore(tiny_log)
     finally:
-        _assets.model_explorer_assets.cache_clear()
+        _me.model_explorer_assets.cache_clear()
 
 
 def test_missing_asset_file_is_reported(tiny_log, monkeypatch, tmp_path):
@@ -209,13 +210,13 @@ def test_missing_asset_file_is_reported(tiny_log, monkeypatch, tmp_path):
     web_app = tmp_path / "model_explorer" / "web_app"
     shutil.copytree(resources.files("model_explorer").joinpath("web_app"), web_app)
     (web_app / "static_files" / "FontBold.png").unlink()
-    monkeypatch.setattr(_assets.resources, "files", lambda package: tmp_path / package)
-    _assets.model_explorer_assets.cache_clear()
+    monkeypatch.setattr(_me.resources, "files", lambda package: tmp_path / package)
+    _me.model_explorer_assets.cache_clear()
     try:
         with pytest.raises(tlw.ViewerAssetsError, match=r"FontBold\.png.*missing"):
             tlw.explore(tiny_log)
     finally:
-        _assets.model_explorer_assets.cache_clear()
+        _me.model_explorer_assets.cache_clear()
 
 
 def test_gpt2_payload_size_and_labels(gpt2_log):
@@ -244,7 +245,7 @@ def test_saved_widget_state_holds_no_assets_or_graph(gpt2_log):
 def test_wide_layers_are_split_into_sub_layers_model_explorer_can_lay_out():
     from models import Chain
 
-    from torchlens_widgets._payload import model_explorer_payload, split_wide_layers, validate
+    from torchlens_widgets.viewers.model_explorer import model_explorer_payload, split_wide_layers, validate
 
     log = tl.trace(Chain(5), torch.randn(3))  # 10 ops in one layer
     collection = tl.export.to_model_explorer_dict(log)

@@ -12,20 +12,19 @@ import numpy as np
 import pytest
 import torch
 import torchlens as tl
+from models import Nest
 from torch import nn
 
-from torchlens_widgets._inspector import (
+from torchlens_widgets._protocol import MASK_NAN, MASK_NEGINF, MASK_POSINF
+from torchlens_widgets.inspector.reply import MAX_REPLY_BYTES, inspect_record, reply_size
+from torchlens_widgets.inspector.tensors import (
     HEATMAP_MAX_COLS,
     HEATMAP_MAX_ROWS,
     HIST_BINS,
-    MAX_REPLY_BYTES,
     MAX_SAMPLE,
-    inspect_record,
-    reply_size,
     summarize_tensor,
 )
-from torchlens_widgets._protocol import MASK_NAN, MASK_NEGINF, MASK_POSINF
-from torchlens_widgets._viewers import make_source
+from torchlens_widgets.viewers import make_source
 
 # ----- models and traces --------------------------------------------------------------------------
 
@@ -44,16 +43,6 @@ class Huge(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return x.expand(10000, 10000) * 1.0
-
-
-class Nest(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.inner = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
-        self.head = nn.Linear(4, 2)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.inner(x))
 
 
 @pytest.fixture(scope="module")
@@ -229,7 +218,7 @@ NAMES = ["😀 face", 'say "hi" \\ now', "tab\there\nnl", "\u202egnp_exe", "é�
 
 
 def test_quoted_names_are_python_literals_of_the_same_string() -> None:
-    from torchlens_widgets._inspector import _quote
+    from torchlens_widgets.inspector.facts import python_string as _quote
 
     for name in [*NAMES, "\ud83d"]:  # a lone surrogate too
         literal = _quote(name)
@@ -320,7 +309,7 @@ def test_huge_non_contiguous_view_is_not_copied() -> None:
     """A 10000 x 10000 expanded view (40 KB of storage) is summarised without materialising it."""
     code = (
         "import resource, torch\n"
-        "from torchlens_widgets._inspector import summarize_tensor\n"
+        "from torchlens_widgets.inspector.tensors import summarize_tensor\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "view = torch.randn(10000).expand(10000, 10000)\n"
         "buffers = []\n"

@@ -17,9 +17,9 @@ import torchlens as tl
 from google.protobuf import json_format
 from torch import nn
 
-from torchlens_widgets import _netron
 from torchlens_widgets._errors import NodeNotFoundError, ViewerAssetsError, ViewerNotAvailableError
-from torchlens_widgets._netron import GRANULARITIES, NetronSource, netron_artifact, netron_assets
+from torchlens_widgets.viewers import netron as _netron
+from torchlens_widgets.viewers.netron import GRANULARITIES, NetronSource, netron_artifact, netron_assets
 
 MODULE_DOMAIN = "ai.torchlens.module"
 
@@ -142,7 +142,7 @@ def test_artifact_is_valid_onnx(bert_log: Any, tiny_log: Any, granularity: str) 
 
 @pytest.mark.parametrize("granularity", GRANULARITIES)
 def test_same_bytes_as_torchlens_file_export(shared_log: Any, granularity: str, tmp_path: Path) -> None:
-    """Contract test for the torchlens internals _netron.py calls: same output as the public API."""
+    """Contract test for the torchlens internals viewers/netron.py calls: same output as the public API."""
     path = tl.export.netron(
         shared_log, tmp_path / "SharedBlock.onnx.json", granularity=granularity, attachment=True
     )

@@ -30,8 +30,8 @@ from torchlens.export._netron_fields import node_doc
 from torchlens.export._netron_records import NETRON_MODULE_DOMAIN, NetronNode, NetronProjection
 
 import torchlens_widgets
-from torchlens_widgets._netron import netron_artifact
 from torchlens_widgets._overlays import OVERLAYS, VALUE_OVERLAYS, build_overlay
+from torchlens_widgets.viewers.netron import netron_artifact
 
 PACKAGE = Path(torchlens_widgets.__file__).parent
 
@@ -56,10 +56,10 @@ CONTRACTS = {
 }
 
 
-def private_uses() -> set[str]:
+def private_uses(paths: list[Path] | None = None) -> set[str]:
     """``module:name`` for every private torchlens module or name the package's code reaches."""
     found: set[str] = set()
-    for path in sorted(PACKAGE.glob("*.py")):
+    for path in sorted(PACKAGE.rglob("*.py")) if paths is None else paths:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         aliases: dict[str, str] = {}  # local name -> private torchlens module it stands for
         for node in ast.walk(tree):
@@ -89,6 +89,13 @@ def test_every_private_torchlens_name_has_a_contract_test() -> None:
     assert set(CONTRACTS) == uses, f"contracts for names no longer used: {sorted(set(CONTRACTS) - uses)}"
     tests = {name for name, value in globals().items() if name.startswith("test_") and callable(value)}
     assert set(CONTRACTS.values()) <= tests
+
+
+def test_private_torchlens_names_are_imported_in_one_module() -> None:
+    """_torchlens.py is the one file to read when the torchlens pin moves."""
+    elsewhere = [path for path in PACKAGE.rglob("*.py") if path.name != "_torchlens.py"]
+    assert private_uses(elsewhere) == set(), "import private torchlens names in _torchlens.py only"
+    assert private_uses([PACKAGE / "_torchlens.py"]) == private_uses()
 
 
 def parameters(function: Any) -> list[tuple[str, Any, Any]]:

@@ -10,23 +10,22 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import torchlens as _torchlens
+import torchlens as _tl
 
-from ._diff import SelfComparisonError
-from ._diff_widget import Diff
 from ._errors import (
     NodeNotFoundError,
     NotATraceError,
+    OverlayUnavailableError,
     PayloadValidationError,
+    SaveSizeError,
+    SelfComparisonError,
     TorchlensWidgetsError,
     ViewerAssetsError,
     ViewerNotAvailableError,
 )
-from ._explorer import Explorer
-from ._offline import SaveSizeError
-from ._overlays import OVERLAYS, OverlayUnavailableError
-
-__version__ = "0.1.0"
+from ._overlays import OVERLAYS
+from ._version import __version__
+from .widgets import Diff, Explorer
 
 __all__ = [
     "OVERLAYS",
@@ -41,6 +40,7 @@ __all__ = [
     "TorchlensWidgetsError",
     "ViewerAssetsError",
     "ViewerNotAvailableError",
+    "__version__",
     "diff",
     "explore",
 ]
@@ -111,5 +111,6 @@ def diff(
     return Diff(log_a, log_b, names=names, top=top, height=height, privacy_profile=privacy_profile)
 
 
-# `tl.widgets.explore(log)` works once this package is imported.
-_torchlens.widgets = sys.modules[__name__]
+# `tl.widgets.explore(log)` works once this package is imported. (Not `_torchlens`: that name is the
+# submodule of private torchlens imports, which Python binds on this package when it is imported.)
+_tl.widgets = sys.modules[__name__]

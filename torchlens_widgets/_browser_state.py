@@ -28,6 +28,12 @@ class BrowserState(anywidget.AnyWidget):
     """
 
     _browser_writable: ClassVar[frozenset[str]] = frozenset()
+    # The trait a view's update is being applied to right now (observers ask via _set_by_view).
+    _from_view: str | None = None
+
+    def _set_by_view(self, name: str) -> bool:
+        """True while a view's change of ``name`` is being applied (a toolbar choice, not Python's)."""
+        return self._from_view == name
 
     def set_state(self, sync_data: dict[str, Any]) -> None:
         """Apply a state update from a view: accepted keys one by one, refused ones reverted and explained."""
@@ -47,8 +53,12 @@ class BrowserState(anywidget.AnyWidget):
             # Validated at once (not deferred to the end of a hold_trait_notifications block, where a
             # non-TraitError refusal would leave the value set): a refusal leaves the kernel's value.
             # The lock keeps ipywidgets from echoing the browser's own value back as an update.
-            with self._lock_property(**{name: value}):
-                self.set_trait(name, value)  # status and error are read-only for Python, not for views
+            self._from_view = name
+            try:
+                with self._lock_property(**{name: value}):
+                    self.set_trait(name, value)  # status and error are read-only for Python, not views
+            finally:
+                self._from_view = None
         except Exception as error:
             if getattr(self, name) != old:  # accepted, then an observer failed (e.g. a viewer's assets)
                 self.set_trait(name, old)

@@ -56,3 +56,22 @@ class NodeNotFoundError(TorchlensWidgetsError, KeyError):
 
     def __str__(self) -> str:  # KeyError would repr() the message, quotes and escaped newlines included
         return str(self.args[0]) if self.args else ""
+
+
+class SelfComparisonError(TorchlensWidgetsError, ValueError):
+    """A capture was compared with itself; torchlens refuses, since every row would be vacuous."""
+
+    def __init__(
+        self, message: str, *, code: str = "differential_subject_is_reference", remedy: str = ""
+    ) -> None:
+        self.code = code
+        self.remedy = remedy
+        super().__init__(message)
+
+
+class OverlayUnavailableError(TorchlensWidgetsError, ValueError):
+    """The overlay cannot be drawn for this capture (torchlens' reason and remedy are in the message)."""
+
+
+class SaveSizeError(TorchlensWidgetsError, ValueError):
+    """save_html() cannot fit even the viewer and the graph in ``max_bytes`` (the message says how many)."""

@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
-from ._channel import Reply
-from ._errors import TorchlensWidgetsError, ViewerAssetsError
-from ._protocol import RECORDING_FORMAT
+from ._errors import SaveSizeError, ViewerAssetsError
+from ._gzip_json import compact_json
+from ._protocol import RECORDING_FORMAT, Reply
 
 # The saved page may run its inline bootstrap and the blob: modules it makes; its frames inherit this.
 PAGE_CSP = "; ".join(
@@ -58,10 +58,6 @@ try {
 # The default size bound of a saved file: GPT-2 small with every inspector fact takes 4.6 MB, so
 # this keeps a several-times larger model whole while the file stays easy to open, mail and attach.
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
-
-
-class SaveSizeError(TorchlensWidgetsError, ValueError):
-    """save_html() cannot fit even the viewer and the graph in ``max_bytes`` (the message says how many)."""
 
 
 class BufferPool:
@@ -154,7 +150,7 @@ def _json(value: Any) -> str:
     # "<" escaped as \\u003c: no "</script>" (or "<!--") can end the JSON block early, whatever a
     # label or the bundle contains. JSON outside strings has no "<", so this is lossless, and it can be
     # applied to any piece of the block on its own.
-    return json.dumps(value, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
+    return compact_json(value).replace("<", "\\u003c")
 
 
 @dataclass

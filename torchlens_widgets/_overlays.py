@@ -6,17 +6,15 @@ discloses the coverage ("time on 561 of 579 nodes; 18 not measured") and never d
 
 from __future__ import annotations
 
-import gzip
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-# Private torchlens internal: tl.export.model_explorer(..., overlays=...) only writes files; this is
-# the builder it calls. torchlens is pinned (<2.37); tests/test_torchlens_contract.py pins it.
-from torchlens.export._model_explorer._overlay import build_node_data
+from ._errors import OverlayUnavailableError
+from ._gzip_json import gzip_json
 
-from ._errors import TorchlensWidgetsError
-from ._node_index import node_attr
+# tl.export.model_explorer(..., overlays=...) only writes files: this is the builder it calls.
+from ._torchlens import build_node_data
+from ._trace import node_attr
 
 # torchlens' overlay vocabulary that makes sense per node, in the order the toolbar lists it.
 OVERLAYS = ("time", "flops", "bytes", "nan", "magnitude", "grad_norm")
@@ -48,10 +46,6 @@ PUBLIC_FIELDS = (
     "min_distance_to_output",
     "max_distance_to_output",
 )
-
-
-class OverlayUnavailableError(TorchlensWidgetsError, ValueError):
-    """The overlay cannot be drawn for this capture (torchlens' reason and remedy are in the message)."""
 
 
 @dataclass(frozen=True)
@@ -104,8 +98,7 @@ class Overlay:
         return self.provider.split("(", 1)[1].rstrip(")") if "(" in self.provider else ""
 
     def wire(self) -> bytes:
-        text = json.dumps(self.node_data, separators=(",", ":"), allow_nan=False)
-        return gzip.compress(text.encode(), compresslevel=6, mtime=0)
+        return gzip_json(self.node_data)
 
 
 def check_overlay_name(name: object) -> str:

@@ -151,7 +151,7 @@ def test_a_crash_of_model_explorers_layout_worker_is_reported_with_a_remedy(
     # 5,000 ops (measured). The widget says so as soon as the worker fails, not after the draw time-out.
     from models import Chain
 
-    from torchlens_widgets import _payload
+    from torchlens_widgets.viewers import model_explorer as _payload
 
     monkeypatch.setattr(_payload, "split_wide_layers", lambda collection, limit=0: collection)
     options = tl.options.CaptureOptions(layers_to_save=None)
@@ -174,11 +174,13 @@ def test_a_netron_frame_that_cannot_start_is_reported_at_once_with_a_remedy(
     # widget says so as soon as the frame reports it, not after the 120 s draw time-out.
     import time
 
-    from torchlens_widgets import _netron
     from torchlens_widgets._assets import AssetBundle
+    from torchlens_widgets.viewers import netron as _netron
 
     real = _netron.netron_assets()
-    broken = AssetBundle("netron", real.version, {**real.files, "view.js": b"export const View = ;\n"})
+    broken = AssetBundle(
+        "netron", real.version, {**real.files, "view.js": b"export const View = ;\n"}, real.roles
+    )
     monkeypatch.setattr(_netron, "netron_assets", lambda: broken)
     path = tlw.explore(traced, viewer="netron").save_html(tmp_path / "netron-broken.html", inspector=False)
     started = time.monotonic()

@@ -1,11 +1,42 @@
-"""Resolving the names a user types (labels, module addresses, node ids) with torchlens' own lookup."""
+"""The trace and its names: checking an argument is a Trace, what a viewer's node index offers, and
+resolving the names a user types (labels, module addresses, node ids) with torchlens' own lookup."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
-from ._errors import NodeNotFoundError
-from ._node_index import NodeLookup
+import torchlens as tl
+
+from ._errors import NodeNotFoundError, NotATraceError
+
+
+def require_trace(log: object, parameter: str = "log") -> Any:
+    if not isinstance(log, tl.Trace):
+        raise NotATraceError(log, parameter)
+    return log
+
+
+class NodeLookup(Protocol):
+    """What the widgets need from a viewer's node index (Model Explorer's and Netron's)."""
+
+    def __len__(self) -> int: ...
+    def has_id(self, node_id: str) -> bool: ...
+    def label_of(self, node_id: str) -> str: ...
+    def id_of_label(self, label: str) -> str | None: ...
+    def suggestions(self, name: str, limit: int = 5) -> list[str]: ...
+    def labels_by_id(self) -> dict[str, str]: ...
+
+
+def node_attr(node: Mapping[str, Any], key: str) -> str:
+    """The value of attribute ``key`` of a Model Explorer node ("" when it has none).
+
+    Here, not in viewers/model_explorer.py: the overlays and the diff facts read torchlens' payload too.
+    """
+    for attr in node.get("attrs", ()):
+        if attr.get("key") == key:
+            return str(attr.get("value", ""))
+    return ""
 
 
 def _op_label(record: Any) -> str | None:

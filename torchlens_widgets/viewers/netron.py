@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import gzip
 import json
 import re
 import tempfile
@@ -22,26 +21,31 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-# Private torchlens internals: tl.export.netron() only writes files or serves over HTTP, so the
-# in-memory path calls the steps it is made of. torchlens is pinned (<2.37) and
-# tests/test_torchlens_contract.py has a contract test for each name used here.
-from torchlens.export import _netron as tl_netron
-from torchlens.export._netron_attachment import write_attachment
-from torchlens.export._netron_emit import emit_model_json
-from torchlens.export._netron_fields import node_doc
-from torchlens.export._netron_records import NETRON_MODULE_DOMAIN, NetronNode, NetronProjection
-
-from ._assets import AssetBundle
-from ._channel import Reply
-from ._errors import NodeNotFoundError, ViewerAssetsError, ViewerNotAvailableError
-from ._overlays import ADDITIVE_OVERLAYS, Overlay
-from ._protocol import Role
+# tl.export.netron() only writes files or serves over HTTP, so the in-memory path calls the steps it
+# is made of (private torchlens names, all in _torchlens.py with their contract tests).
+from .._assets import AssetBundle
+from .._errors import NodeNotFoundError, ViewerAssetsError, ViewerNotAvailableError
+from .._gzip_json import gzip_text
+from .._overlays import ADDITIVE_OVERLAYS, Overlay
+from .._protocol import NetronGraph, NetronOverlay, Reply, Role
+from .._torchlens import (
+    NETRON_DISCLAIMER,
+    NETRON_MODULE_DOMAIN,
+    NetronNode,
+    NetronProjection,
+    build_netron_projection,
+    emit_model_json,
+    netron_metadata_props,
+    node_doc,
+    validate_netron_options,
+    warn_netron_extent,
+    write_attachment,
+)
+from .._trace import require_trace, resolve_name
+from .._versions import SUPPORTED, checked_version
 
 if TYPE_CHECKING:
-    from ._diff import BaselineFacts
-from ._payload import require_trace
-from ._resolve import resolve_name
-from ._versions import SUPPORTED, checked_version
+    from ..diffing.baseline import BaselineFacts
 
 GRANULARITIES = ("module", "op", "rolled")
 # tl.export.netron's defaults: module calls from the top level down, noise buffers hidden.
@@ -214,10 +218,7 @@ class NetronArtifact:
     @functools.cached_property
     def wire(self) -> tuple[bytes, bytes]:
         """(model, attachment) as gzip bytes: what the frontend receives."""
-        return (
-            gzip.compress(self.model_json.encode(), compresslevel=6, mtime=0),
-            gzip.compress(self.attachment_json.encode(), compresslevel=6, mtime=0),
-        )
+        return gzip_text(self.model_json), gzip_text(self.attachment_json)
 
 
 def netron_artifact(log: Any, granularity: str = "module", privacy_profile: str = "local") -> NetronArtifact:
@@ -231,17 +232,17 @@ def netron_artifact(log: Any, granularity: str = "module", privacy_profile: str 
     check_granularity(granularity)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        tl_netron._validate_options(granularity, _DEPTH, _SHOW_BUFFERS)
-        projection = tl_netron._build_projection(log, granularity, _DEPTH, _SHOW_BUFFERS)
-        tl_netron._warn_extent(projection)
+        validate_netron_options(granularity, _DEPTH, _SHOW_BUFFERS)
+        projection = build_netron_projection(log, granularity, _DEPTH, _SHOW_BUFFERS)
+        warn_netron_extent(projection)
     if privacy_profile == "public":
         _public_docs(projection)
     graph_name = str(getattr(log, "model_class_name", "TorchLens graph"))
     model_json = emit_model_json(
         projection,
         graph_name=graph_name,
-        disclaimer=tl_netron.NETRON_DISCLAIMER,
-        metadata_props=tl_netron._metadata_props(log, projection, _SHOW_BUFFERS, None),
+        disclaimer=NETRON_DISCLAIMER,
+        metadata_props=netron_metadata_props(log, projection, _SHOW_BUFFERS, None),
     )
     stem = _UNSAFE_NAME.sub("_", graph_name).strip("._") or "torchlens"
     identifier = f"{stem}.onnx.json"
@@ -320,26 +321,26 @@ class NetronSource:
     def assets(self) -> AssetBundle:
         return netron_assets()
 
-    def graph(self, overlay: Overlay | None = None) -> Reply:
+    def graph(self, overlay: Overlay | None = None) -> Reply[NetronGraph]:
         artifact = self.artifact
         model, attachment = artifact.wire
         if self.baseline is not None:  # diff facts in the sidebar's METADATA, next to torchlens' rows
             companion = json.loads(artifact.attachment_json)
-            companion["metadata"] += self.baseline.netron_metadata(entry.node_id for entry in self.index)
-            text = json.dumps(companion, indent=2)
-            attachment = gzip.compress(text.encode(), compresslevel=6, mtime=0)
-        header: dict[str, Any] = {
-            "identifier": artifact.identifier,
-            "attachment": artifact.attachment_identifier,
-            "encoding": "gzip",
-            "granularity": artifact.granularity,
-            "warnings": list(artifact.warnings),
-        }
+            names = (entry.node_id for entry in self.index)
+            companion["metadata"] += baseline_metadata(self.baseline, names)
+            attachment = gzip_text(json.dumps(companion, indent=2))
+        header = NetronGraph(
+            identifier=artifact.identifier,
+            attachment=artifact.attachment_identifier,
+            encoding="gzip",
+            granularity=artifact.granularity,
+            warnings=list(artifact.warnings),
+        )
         if overlay is not None:
             header["overlay"] = self.overlay_values(overlay)
         return header, [model, attachment]
 
-    def overlay_values(self, overlay: Overlay) -> dict[str, Any]:
+    def overlay_values(self, overlay: Overlay) -> NetronOverlay:
         """The overlay keyed by Netron node name (Netron has no node data: our host colours boxes).
 
         Module-call boxes get the sum of the ops inside them for additive facts (time, FLOPs,
@@ -362,14 +363,14 @@ class NetronSource:
                     call = parent.get(call, "")
             values.update(sums)
         numbers = sorted(values.values())
-        return {
-            "title": overlay.provider,
-            "unit": overlay.unit.removesuffix(" per op"),
-            "values": values,
-            "min": numbers[0] if numbers else 0.0,
-            "max": numbers[-1] if numbers else 0.0,
-            "coverage": overlay.summary,
-        }
+        return NetronOverlay(
+            title=overlay.provider,
+            unit=overlay.unit.removesuffix(" per op"),
+            values=values,
+            min=numbers[0] if numbers else 0.0,
+            max=numbers[-1] if numbers else 0.0,
+            coverage=overlay.summary,
+        )
 
     def info(self) -> dict[str, Any]:
         return {
@@ -394,3 +395,16 @@ class NetronSource:
             if label in self._log.modules:
                 return self._log.modules[label]
             raise NodeNotFoundError(f"No record for {label!r} in this trace: {error}") from None
+
+
+def baseline_metadata(facts: BaselineFacts, node_names: Iterable[str]) -> list[dict[str, str]]:
+    """Netron attachment ``metadata`` rows (``kind: node``) of the baseline facts of the named nodes."""
+    rows: list[dict[str, str]] = []
+    for name in node_names:
+        fact = facts.netron.get(name)
+        if fact is None:
+            continue
+        for attr in fact.attrs():
+            display = attr["key"].removeprefix("diff_").replace("_", " ")
+            rows.append({"kind": "node", "target": name, "name": f"diff {display}", "value": attr["value"]})
+    return rows

@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import traitlets
 
-from ._assets import answer_assets, model_explorer_assets
-from ._browser_state import BrowserState
-from ._channel import Reply, RequestChannel
-from ._diff import DiffPayload, diff_payload
-from ._difference import difference_reply
-from ._errors import NodeNotFoundError
-from ._explorer import _bundle
-from ._inspector import inspect_record
-from ._protocol import AssetsParams, AssetsResult
+from .._assets import AssetBundle
+from .._errors import NodeNotFoundError
+from .._privacy import check_privacy_profile
+from .._protocol import (
+    GraphParams,
+    InspectNone,
+    InspectParams,
+    InspectResult,
+    ModelExplorerDiffGraph,
+    PaneNodeData,
+    Reply,
+)
+from ..diffing.split_pane import DiffPayload, diff_payload
+from ..inspector.difference import difference_reply
+from ..inspector.reply import inspect_record
+from ..viewers.model_explorer import model_explorer_assets
+from .base import ViewerWidget, unsubscriber
 
 PairCallback = Callable[[tuple[Any, Any]], None]
 
@@ -24,32 +32,22 @@ def _rename_log(expression: str, name: str) -> str:
     return name + expression[len("log") :] if expression.startswith("log") else expression
 
 
-class Diff(BrowserState):
+class Diff(ViewerWidget):
     """Two torchlens traces in Model Explorer's split pane, each coloured by torchlens' per-node delta.
 
     Create it with :func:`torchlens_widgets.diff`.
     """
 
-    _esm = _bundle()
     _kind = traitlets.Unicode("diff").tag(sync=True)  # the shared bundle renders two panes, no toolbar
     _browser_writable = frozenset({"height", "selected_node", "status", "error"})
     viewer = traitlets.Unicode("model-explorer", read_only=True).tag(sync=True)
-    height = traitlets.Int(640, min=200).tag(sync=True)
-    # The node id of the selection in either pane ("" when none); ids are shared by both captures.
-    selected_node = traitlets.Unicode("").tag(sync=True)
+    # selected_node: the node id of the selection in either pane; ids are shared by both captures.
     # (label in log_a, label in log_b); "" on the side that lacks the node.
     selected_labels = traitlets.Tuple(
         traitlets.Unicode(), traitlets.Unicode(), default_value=("", ""), read_only=True
     ).tag(sync=True)
     # Counts per status and the largest deltas (label, value, node id) for click-to-select.
     summary = traitlets.Dict(read_only=True).tag(sync=True)
-    status = traitlets.Unicode("", read_only=True).tag(sync=True)
-    error = traitlets.Unicode("", read_only=True).tag(sync=True)
-    # Why the last request did not go as asked: a refused selection, a failing callback.
-    notice = traitlets.Unicode("", read_only=True).tag(sync=True)
-    _asset_key = traitlets.Unicode("").tag(sync=True)
-    _graph_rev = traitlets.Int(0).tag(sync=True)
-    _graph_info = traitlets.Dict().tag(sync=True)
 
     def __init__(
         self,
@@ -64,7 +62,7 @@ class Diff(BrowserState):
     ) -> None:
         assets = model_explorer_assets()  # missing or unsupported assets fail here, before drawing
         self._payload = diff_payload(log_a, log_b, names=names, top=top, privacy_profile=privacy_profile)
-        self._privacy_profile = privacy_profile
+        self._privacy_profile = check_privacy_profile(privacy_profile)
         self._names = (str(names[0]), str(names[1]))
         self._callbacks: list[PairCallback] = []
         super().__init__(
@@ -80,11 +78,7 @@ class Diff(BrowserState):
             **kwargs,
         )
         self.set_trait("summary", self._payload.summary())
-        self._channel = RequestChannel(self.send)
-        self._channel.register("assets", self._answer_assets)
-        self._channel.register("graph", self._answer_graph)
-        self._channel.register("inspect", self._answer_inspect)
-        self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
+        self._open()
 
     @property
     def payload(self) -> DiffPayload:
@@ -112,7 +106,7 @@ class Diff(BrowserState):
         """Call ``callback((record_a, record_b))`` after each selection; one that raises is named in
         ``d.notice`` and the others still run. Returns a function that unregisters the callback."""
         self._callbacks.append(callback)
-        return lambda: self._callbacks.remove(callback) if callback in self._callbacks else None
+        return unsubscriber(self._callbacks, callback)
 
     @traitlets.validate("selected_node")
     def _check_selected_node(self, proposal: dict[str, Any]) -> str:
@@ -131,10 +125,10 @@ class Diff(BrowserState):
         if node_id:
             self._run_callbacks(self._callbacks, self.selected)
 
-    def _answer_assets(self, params: AssetsParams) -> Reply[AssetsResult]:
-        return answer_assets(params, [model_explorer_assets()])
+    def _bundles(self) -> Iterable[AssetBundle]:
+        return [model_explorer_assets()]
 
-    def _answer_inspect(self, params: dict[str, Any]) -> Reply:
+    def _answer_inspect(self, params: InspectParams) -> Reply[InspectResult]:
         """The selected node of one capture (params: side 0 = log_a, 1 = log_b), for the inspector;
         side 2 is what changed between them (b - a)."""
         if params.get("side") == 2:
@@ -142,39 +136,39 @@ class Diff(BrowserState):
         side = 1 if params.get("side") == 1 else 0
         label = self.selected_labels[side]
         if not label or not self.selected_node:
-            return {"kind": "none", "label": ""}, []
+            return InspectNone(kind="none", label=""), []
         record = self._payload.pair(self.selected_node)[side]
         log = self._payload.log_b if side else self._payload.log_a
         header, buffers = inspect_record(log, record, label, privacy_profile=self._privacy_profile)
         # Expressions name the capture by the diff's argument: log_a[...], log_b.modules[...].
         name = "log_b" if side else "log_a"
-        header["expression"] = _rename_log(str(header.get("expression", "")), name)
-        value = header.get("value")
-        if isinstance(value, dict) and isinstance(value.get("source"), str):
-            value["source"] = _rename_log(value["source"], name)
+        header["expression"] = _rename_log(header["expression"], name)
+        value = header["value"]
+        if value is not None and isinstance(value.get("source"), str):
+            value["source"] = _rename_log(str(value["source"]), name)
         return header, buffers
 
-    def _answer_difference(self) -> Reply:
+    def _answer_difference(self) -> Reply[InspectResult]:
         label = self.selected_labels[0] or self.selected_labels[1]
         if not label or not self.selected_node:
-            return {"kind": "none", "label": ""}, []
+            return InspectNone(kind="none", label=""), []
         record_a, record_b = self._payload.pair(self.selected_node)
         delta = self._payload.deltas.get(self.selected_node)
         public = self._privacy_profile == "public"
         return difference_reply(record_a, record_b, label, self._names, delta, public=public)
 
-    def _answer_graph(self, params: dict[str, Any]) -> Reply:
+    def _answer_graph(self, params: GraphParams) -> Reply[ModelExplorerDiffGraph]:
         payload = self._payload
         wire = payload.wire()
-        header: dict[str, Any] = {
-            "label": payload.a.label,
-            "encoding": "gzip",
-            "panes": [{"label": payload.a.label}, {"label": payload.b.label}],
-            "paneNodeData": [],
-        }
+        header = ModelExplorerDiffGraph(
+            label=payload.a.label,
+            encoding="gzip",
+            panes=[{"label": payload.a.label}, {"label": payload.b.label}],
+            paneNodeData=[],
+        )
         buffers = [wire["a"], wire["b"]]
         if payload.deltas:  # no comparable node: no heatmap (an empty node-data file shows nothing)
             name = str(payload.node_data_b.get("name", "delta"))
-            header["paneNodeData"] = [{"name": name, "pane": 0}, {"name": name, "pane": 1}]
+            header["paneNodeData"] = [PaneNodeData(name=name, pane=0), PaneNodeData(name=name, pane=1)]
             buffers += [wire["node_data_a"], wire["node_data_b"]]
         return header, buffers

@@ -3,34 +3,34 @@
 from __future__ import annotations
 
 import pathlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import traitlets
 
-from ._assets import answer_assets
-from ._browser_state import BrowserState
-from ._channel import Reply, RequestChannel
-from ._diff import BASELINE_OVERLAY_NAME, BaselineFacts, baseline_facts
-from ._errors import ViewerNotAvailableError
-from ._inspector import inspect_record
-from ._netron import check_granularity
-from ._offline import DEFAULT_MAX_BYTES, read_bundle, write_page
-from ._overlays import (
-    OVERLAYS,
-    VALUE_OVERLAYS,
-    Overlay,
-    OverlayCache,
-    OverlayUnavailableError,
-    check_overlay_name,
-    overlay_over,
+from .._assets import AssetBundle
+from .._errors import NodeNotFoundError, OverlayUnavailableError, ViewerNotAvailableError
+from .._offline import DEFAULT_MAX_BYTES, read_bundle, write_page
+from .._overlays import OVERLAYS, VALUE_OVERLAYS, Overlay, OverlayCache, check_overlay_name, overlay_over
+from .._privacy import check_privacy_profile
+from .._progress import Progress
+from .._protocol import (
+    GraphParams,
+    GraphResult,
+    InspectNone,
+    InspectParams,
+    InspectRecord,
+    InspectResult,
+    Reply,
 )
-from ._payload import require_trace
-from ._progress import Progress
-from ._protocol import AssetsParams, AssetsResult
-from ._viewers import VIEWERS, ViewerSource, check_privacy_profile, make_source
-
-_BUNDLE = pathlib.Path(__file__).parent / "static" / "widget.js"
+from .._trace import require_trace
+from ..diffing.baseline import BASELINE_OVERLAY_NAME, BaselineFacts, baseline_facts
+from ..inspector.reply import inspect_record
+from ..viewers import VIEWERS, ViewerSource, make_source
+from ..viewers.model_explorer import ModelExplorerSource
+from ..viewers.netron import check_granularity
+from . import base
+from .base import ViewerWidget, unsubscriber
 
 SelectCallback = Callable[[Any], None]
 
@@ -41,24 +41,12 @@ _SAVED_TRAITS = (
 )
 
 
-def _bundle() -> pathlib.Path | str:
-    if _BUNDLE.is_file():
-        return _BUNDLE
-    # An install without the built frontend: say so in the cell instead of drawing nothing.
-    return (
-        "export default { render({ el }) { el.textContent = 'torchlens-widgets: the frontend bundle "
-        "torchlens_widgets/static/widget.js is missing. Remedy: reinstall with Node.js available "
-        "(pip install -e .) or install a released wheel.'; } };"
-    )
-
-
-class Explorer(BrowserState):
+class Explorer(ViewerWidget):
     """A torchlens trace drawn inline by Model Explorer (or Netron), selection synced with the kernel.
 
     Create it with :func:`torchlens_widgets.explore`.
     """
 
-    _esm = _bundle()
     # What a view may set (a click, the toolbar, what it reports); the rest is the kernel's.
     _browser_writable = frozenset(
         {"viewer", "granularity", "overlay", "height", "selected_node", "status", "error"}
@@ -72,26 +60,12 @@ class Explorer(BrowserState):
     overlay = traitlets.Unicode("").tag(sync=True)
     # What the widget shows next to the overlay control: coverage, or why an overlay was refused.
     overlay_summary = traitlets.Unicode("", read_only=True).tag(sync=True)
-    # Why the last request did not go as asked: a refused overlay or view change, a failing callback.
-    notice = traitlets.Unicode("", read_only=True).tag(sync=True)
     # A second Trace to compare against (Python-only; never synced), or None.
     baseline = traitlets.Any(None, allow_none=True)
     # What the browser shows about it: {"reference", "line", "counts", "unpaired", ...}; {} when none.
     baseline_summary = traitlets.Dict(read_only=True).tag(sync=True)
-    height = traitlets.Int(640, min=200).tag(sync=True)
-    # The viewer's node id of the selection ("" when none); a click sets it, so does select().
-    selected_node = traitlets.Unicode("").tag(sync=True)
-    # The torchlens label of that node; derived in the kernel from selected_node.
+    # The torchlens label of the selection; derived in the kernel from selected_node.
     selected_label = traitlets.Unicode("", read_only=True).tag(sync=True)
-    # Reported by the browser: "loading", "ready", "error" (with `error` saying why), or "paused": its
-    # Model Explorer frame was freed off-screen (the page's WebGL budget) and redraws when scrolled back.
-    status = traitlets.Unicode("", read_only=True).tag(sync=True)
-    error = traitlets.Unicode("", read_only=True).tag(sync=True)
-
-    # Internals: which asset bundle the page needs, and a counter bumped whenever the graph changes.
-    _asset_key = traitlets.Unicode("").tag(sync=True)
-    _graph_rev = traitlets.Int(0).tag(sync=True)
-    _graph_info = traitlets.Dict().tag(sync=True)
     _overlay_choices = traitlets.List(traitlets.Unicode(), [*OVERLAYS, "delta"]).tag(sync=True)
 
     def __init__(
@@ -134,11 +108,7 @@ class Explorer(BrowserState):
         self.set_trait("baseline_summary", self._facts.summary() if self._facts else {})
         if self._privacy_profile == "public":  # the toolbar offers only what the profile can show
             self._overlay_choices = [name for name in OVERLAYS if name not in VALUE_OVERLAYS]
-        self._channel = RequestChannel(self.send)
-        self._channel.register("assets", self._answer_assets)
-        self._channel.register("graph", self._answer_graph)
-        self._channel.register("inspect", self._answer_inspect)
-        self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
+        self._open()
 
     # ----- public API -----------------------------------------------------------------------------
 
@@ -155,7 +125,7 @@ class Explorer(BrowserState):
     def select(self, name: str) -> Explorer:
         """Select and centre a node by torchlens label, module address or viewer node id.
 
-        Raises KeyError, with torchlens' suggestions, for a name that matches no node.
+        Raises NodeNotFoundError (a KeyError), with torchlens' suggestions, for a name that matches no node.
         """
         self.selected_node = self._source.resolve(name)
         return self
@@ -167,7 +137,7 @@ class Explorer(BrowserState):
         Returns a function that unregisters the callback.
         """
         self._callbacks.append(callback)
-        return lambda: self._callbacks.remove(callback) if callback in self._callbacks else None
+        return unsubscriber(self._callbacks, callback)
 
     def save_html(
         self,
@@ -194,14 +164,14 @@ class Explorer(BrowserState):
         on; ``True`` / ``False`` to force it on or off).
         """
         target = pathlib.Path(path)
-        bundle = read_bundle(_BUNDLE)  # a missing bundle fails before any work
+        bundle = read_bundle(base.BUNDLE)  # a missing bundle fails before any work
         state = {name: getattr(self, name) for name in _SAVED_TRAITS}
         state.update(status="", error="", notice="")
         names = list(dict.fromkeys(["", self.overlay, *self._overlay_choices]))
         labels = self._source.index.labels_by_id()
         nodes = len(set(labels.values())) if inspector else 0
         bar = Progress(len(names) + nodes, "Saving", progress)
-        graphs: dict[str, tuple[Reply, str]] = {}
+        graphs: dict[str, tuple[Reply[GraphResult], str]] = {}
         refused: dict[str, str] = {}
         for done, name in enumerate(names, 1):
             bar.update(done, f"overlay {name or '(none)'}")
@@ -240,11 +210,6 @@ class Explorer(BrowserState):
         )
         return target
 
-    @property
-    def bytes_sent(self) -> int:
-        """Asset and graph bytes this widget has sent to the browser (compressed, as sent)."""
-        return self._channel.bytes_sent
-
     # ----- trait plumbing -------------------------------------------------------------------------
 
     @traitlets.validate("viewer")
@@ -258,9 +223,9 @@ class Explorer(BrowserState):
 
     @traitlets.observe("overlay")
     def _on_overlay(self, change: dict[str, Any]) -> None:
-        if not hasattr(self, "_channel"):  # still in __init__
+        if not self._ready:  # still in __init__ (already applied)
             return
-        from_browser = "overlay" in self._property_lock  # chosen in the toolbar, not in Python
+        from_browser = self._set_by_view("overlay")  # chosen in the toolbar, not in Python
         try:
             overlay = self._overlay_for(change["new"])
         except OverlayUnavailableError as error:
@@ -304,7 +269,7 @@ class Explorer(BrowserState):
                 "Remedy: explore with privacy_profile='local'."
             )
         require_trace(ref, "baseline")
-        payload = self._source_for("model-explorer", "").payload  # type: ignore[attr-defined]
+        payload = self._model_explorer().payload
         facts = baseline_facts(self._log, ref, payload=payload)  # SelfComparisonError on log is ref
         self._facts_of = (ref, facts)
         return facts
@@ -318,7 +283,7 @@ class Explorer(BrowserState):
 
     @traitlets.observe("baseline")
     def _on_baseline(self, change: dict[str, Any]) -> None:
-        if not hasattr(self, "_channel"):  # still in __init__ (already applied)
+        if not self._ready:  # still in __init__ (already applied)
             return
         self._apply_facts(self._baseline_facts(change["new"]) if change["new"] is not None else None)
         with self.hold_trait_notifications():
@@ -339,8 +304,13 @@ class Explorer(BrowserState):
             source.baseline = facts
 
     def _overlay_collection(self) -> dict[str, Any]:
+        return self._model_explorer().payload.collection
+
+    def _model_explorer(self) -> ModelExplorerSource:
+        """Overlays and baseline facts are keyed by the Model Explorer payload, whatever the view."""
         source = self._source_for("model-explorer", "")
-        return source.payload.collection  # type: ignore[attr-defined]
+        assert isinstance(source, ModelExplorerSource)
+        return source
 
     @traitlets.validate("granularity")
     def _check_granularity(self, proposal: dict[str, Any]) -> str:
@@ -348,7 +318,7 @@ class Explorer(BrowserState):
 
     @traitlets.observe("viewer", "granularity")
     def _on_view_change(self, change: dict[str, Any]) -> None:
-        if not hasattr(self, "_channel"):  # still in __init__
+        if not self._ready:  # still in __init__
             return
         label = self.selected_label
         self._source = self._source_for(self.viewer, self.granularity)
@@ -373,7 +343,9 @@ class Explorer(BrowserState):
     def _check_selected_node(self, proposal: dict[str, Any]) -> str:
         value = str(proposal["value"])
         if value and not self._source.index.has_id(value):
-            raise KeyError(f"No node with viewer id {value!r}. Remedy: use select(name) with a label.")
+            raise NodeNotFoundError(
+                f"No node with viewer id {value!r}. Remedy: use select(name) with a label."
+            )
         return value
 
     @traitlets.observe("selected_node")
@@ -394,20 +366,19 @@ class Explorer(BrowserState):
 
     # ----- requests from the browser --------------------------------------------------------------
 
-    def _answer_assets(self, params: AssetsParams) -> Reply[AssetsResult]:
-        # The bundle asked for by key, whichever viewer is current now (a switch may have raced it).
-        return answer_assets(params, [source.assets() for source in self._sources.values()])
+    def _bundles(self) -> Iterable[AssetBundle]:
+        return [source.assets() for source in self._sources.values()]
 
-    def _answer_graph(self, params: dict[str, Any]) -> Reply:
+    def _answer_graph(self, params: GraphParams) -> Reply[GraphResult]:
         return self._source.graph(self._overlay)
 
-    def _answer_inspect(self, params: dict[str, Any]) -> Reply:
+    def _answer_inspect(self, params: InspectParams) -> Reply[InspectResult]:
         # The current selection, not a label from the browser: the panel shows what w.selected is.
         label = self.selected_label
         if not label:
-            return {"kind": "none", "label": ""}, []
+            return InspectNone(kind="none", label=""), []
         return self._inspect_label(label)
 
-    def _inspect_label(self, label: str) -> Reply:
+    def _inspect_label(self, label: str) -> Reply[InspectRecord]:
         record = self._source.record(label)
         return inspect_record(self._log, record, label, privacy_profile=self._privacy_profile)

@@ -12,21 +12,13 @@ of showing a zero.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import torch
 
-from ._channel import Reply
-from ._inspector import (
-    _dtype_text,
-    _fact,
-    _first_op,
-    _kind,
-    _quote,
-    _shape_text,
-    bounded_read,
-    summarize_read,
-)
+from .._protocol import FactRow, InspectRecord, Reply, ValueSection
+from .facts import dtype_text, fact_row, first_op, python_string, record_kind, shape_text
+from .tensors import bounded_read, summarize_read
 
 _NUMERIC = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
@@ -35,10 +27,10 @@ def saved_value(record: Any) -> torch.Tensor | str:
     """The tensor an op (or a rolled layer's first pass) computed, or why there is none."""
     if record is None:
         return "the node is not in this capture"
-    kind = _kind(record)
+    kind = record_kind(record)
     if kind in ("module", "module_call"):
         return "a module box has no single value (select one of its ops)"
-    op = _first_op(record) if kind == "layer" else record
+    op = first_op(record) if kind == "layer" else record
     try:
         value = op.out if op is not None else None
     except Exception as error:  # torchlens' PayloadUnavailableError on a capture that saved no values
@@ -58,36 +50,37 @@ def difference_reply(
     torchlens_delta: float | None,
     *,
     public: bool = False,
-) -> Reply:
+) -> Reply[InspectRecord]:
     """Header and buffers for the inspector panel showing ``b - a`` for node ``label``.
 
     ``public`` (privacy_profile="public") withholds it: a difference is value-derived data.
     """
     name_a, name_b = names
-    header: dict[str, Any] = {
-        "kind": "difference",
-        "label": label,
-        "title": f"{name_b} - {name_a}",
-        "expression": f"log_b[{_quote(label)}].out - log_a[{_quote(label)}].out",
-        "privacy_profile": "public" if public else "local",
-        "facts": [],
-        "value": None,
-    }
+    expression = f"log_b[{python_string(label)}].out - log_a[{python_string(label)}].out"
+    header = InspectRecord(
+        kind="difference",
+        label=label,
+        title=f"{name_b} - {name_a}",
+        expression=expression,
+        privacy_profile="public" if public else "local",
+        facts=[],
+        value=None,
+    )
     if public:
         header["facts"] = [
-            _fact("comparable", "comparable", False, "withheld: privacy_profile='public' drops values")
+            fact_row("comparable", "comparable", False, "withheld: privacy_profile='public' drops values")
         ]
         return header, []
     a, b = saved_value(record_a), saved_value(record_b)
     reason = _not_comparable(a, b, names)
     if reason is not None:
-        header["facts"] = [_fact("comparable", "comparable", False, f"no: {reason}")]
+        header["facts"] = [fact_row("comparable", "comparable", False, f"no: {reason}")]
         return header, []
     assert isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
     buffers: list[bytes] = []
     if a.numel() == 0:
-        header["facts"] = [_fact("shape", "shape", list(a.shape), _shape_text(list(a.shape)))]
-        header["value"] = {"status": "empty", "source": header["expression"], "message": "No elements."}
+        header["facts"] = [fact_row("shape", "shape", list(a.shape), shape_text(list(a.shape)))]
+        header["value"] = ValueSection(status="empty", source=expression, message="No elements.")
         return header, buffers
     with torch.no_grad():
         # Bounded like the inspector: the same strided positions of a and b (at most MAX_SAMPLE
@@ -103,11 +96,11 @@ def difference_reply(
         changed = int(torch.count_nonzero(exact))
         estimate = "≈" if sampled else ""
         header["facts"] = [
-            _fact("shape", "shape", list(a.shape), _shape_text(list(a.shape))),
+            fact_row("shape", "shape", list(a.shape), shape_text(list(a.shape))),
             _measure("max_abs", "max |Δ| (of the sample)" if sampled else "max |Δ|", _max_abs(exact)),
             _measure("l2", f"‖Δ‖ (L2){' ≈' if sampled else ''}", norm),
             _measure("relative", "‖Δ‖ / ‖a‖", norm / norm_a if norm_a else None),
-            _fact(
+            fact_row(
                 "changed",
                 "changed elements",
                 round(changed * scale) if sampled else changed,
@@ -119,7 +112,7 @@ def difference_reply(
         if sampled:
             header["facts"].insert(
                 1,
-                _fact(
+                fact_row(
                     "sampled",
                     "sampled",
                     True,
@@ -128,11 +121,11 @@ def difference_reply(
             )
         value = {
             "shape": list(a.shape),
-            "dtype": _dtype_text(torch.promote_types(a.dtype, b.dtype)),
+            "dtype": dtype_text(torch.promote_types(a.dtype, b.dtype)),
             "numel": numel,
             **summarize_read(difference, buffers),
         }
-    header["value"] = {"status": "summary", "source": header["expression"], **value}
+    header["value"] = cast(ValueSection, {"status": "summary", "source": expression, **value})
     return header, buffers
 
 
@@ -140,9 +133,9 @@ def _max_abs(values: torch.Tensor) -> float:
     return float(values.abs().max()) if values.numel() else 0.0
 
 
-def _measure(key: str, name: str, value: float | None) -> dict[str, Any]:
+def _measure(key: str, name: str, value: float | None) -> FactRow:
     """A fact row with a float value shown to 4 significant digits (the value keeps full precision)."""
-    return _fact(key, name, value, f"{value:.4g}" if value is not None else None)
+    return fact_row(key, name, value, f"{value:.4g}" if value is not None else None)
 
 
 def _not_comparable(a: torch.Tensor | str, b: torch.Tensor | str, names: tuple[str, str]) -> str | None:

@@ -1,0 +1,1 @@
+"""Comparing captures: the split-pane diff (``tlw.diff``) and the baseline facts (``explore(baseline=)``)."""

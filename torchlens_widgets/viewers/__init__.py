@@ -1,0 +1,49 @@
+"""The viewers: what each needs from the kernel (its assets, its graph, name <-> node resolution), one
+module per viewer, like js/model-explorer/ and js/netron/; ``make_source`` picks one by name."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .._assets import AssetBundle
+from .._errors import ViewerNotAvailableError
+from .._protocol import GraphResult, Reply
+from .._trace import NodeLookup
+from .model_explorer import ModelExplorerSource
+from .netron import NetronSource
+
+if TYPE_CHECKING:
+    from .._overlays import Overlay
+    from ..diffing.baseline import BaselineFacts
+
+VIEWERS = ("model-explorer", "netron")
+
+
+class ViewerSource(Protocol):
+    baseline: BaselineFacts | None
+
+    @property
+    def index(self) -> NodeLookup: ...
+
+    def assets(self) -> AssetBundle: ...
+
+    def graph(self, overlay: Overlay | None) -> Reply[GraphResult]: ...
+
+    def info(self) -> dict[str, Any]: ...
+
+    def resolve(self, name: str) -> str: ...
+
+    def record(self, label: str) -> Any: ...
+
+
+def make_source(
+    viewer: str, log: Any, granularity: str = "module", privacy_profile: str = "local"
+) -> ViewerSource:
+    """The kernel side of ``viewer`` for ``log``; raises (typed, with a remedy) before anything is drawn."""
+    if viewer == "model-explorer":
+        return ModelExplorerSource(log, privacy_profile)
+    if viewer == "netron":
+        return NetronSource(log, granularity, privacy_profile)
+    raise ViewerNotAvailableError(
+        f"Unknown viewer {viewer!r}. Remedy: use one of {', '.join(map(repr, VIEWERS))}."
+    )

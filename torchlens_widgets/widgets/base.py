@@ -1,0 +1,97 @@
+"""What Explorer and Diff share: the frontend bundle, the synced traits every view reads, the request
+channel and its asset answers, and selection callbacks. js/widget.ts renders both from one bundle."""
+
+from __future__ import annotations
+
+import pathlib
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import traitlets
+
+from .._assets import AssetBundle, answer_assets
+from .._browser_state import BrowserState
+from .._channel import RequestChannel
+from .._protocol import (
+    AssetsParams,
+    AssetsResult,
+    GraphParams,
+    GraphResult,
+    InspectParams,
+    InspectResult,
+    Reply,
+)
+
+BUNDLE = pathlib.Path(__file__).parent.parent / "static" / "widget.js"
+
+
+def bundle_source() -> pathlib.Path | str:
+    if BUNDLE.is_file():
+        return BUNDLE
+    # An install without the built frontend: say so in the cell instead of drawing nothing.
+    return (
+        "export default { render({ el }) { el.textContent = 'torchlens-widgets: the frontend bundle "
+        "torchlens_widgets/static/widget.js is missing. Remedy: reinstall with Node.js available "
+        "(pip install -e .) or install a released wheel.'; } };"
+    )
+
+
+class ViewerWidget(BrowserState):
+    """A trace view in the cell: the browser asks for assets, graph and inspector facts; traits carry state.
+
+    Subclasses answer the three requests and call :meth:`_open` at the end of ``__init__``: until then
+    the widget is not ready, and observers that would re-publish the view do nothing.
+    """
+
+    _esm = bundle_source()
+
+    height = traitlets.Int(640, min=200).tag(sync=True)
+    # The viewer's node id of the selection ("" when none); a click sets it, so does select().
+    selected_node = traitlets.Unicode("").tag(sync=True)
+    # Reported by the browser: "loading", "ready", "error" (with `error` saying why), or "paused": its
+    # Model Explorer frame was freed off-screen (the page's WebGL budget) and redraws when scrolled back.
+    status = traitlets.Unicode("", read_only=True).tag(sync=True)
+    error = traitlets.Unicode("", read_only=True).tag(sync=True)
+    # Why the last request did not go as asked: a refused change, a failing callback.
+    notice = traitlets.Unicode("", read_only=True).tag(sync=True)
+    # Internals: which asset bundle the page needs, a counter bumped whenever the graph changes, and
+    # what the view needs to know about the graph before asking for it.
+    _asset_key = traitlets.Unicode("").tag(sync=True)
+    _graph_rev = traitlets.Int(0).tag(sync=True)
+    _graph_info = traitlets.Dict().tag(sync=True)
+
+    # False until __init__ has set everything up: trait observers fire during construction too.
+    _ready = False
+
+    def _open(self) -> None:
+        """Answer the browser's requests from now on (it asks; messages sent before it renders are lost)."""
+        self._channel = RequestChannel(self.send)
+        self._channel.register("assets", self._answer_assets)
+        self._channel.register("graph", self._answer_graph)
+        self._channel.register("inspect", self._answer_inspect)
+        self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
+        self._ready = True
+
+    @property
+    def bytes_sent(self) -> int:
+        """Asset and graph bytes this widget has sent to the browser (compressed, as sent)."""
+        return self._channel.bytes_sent
+
+    def _bundles(self) -> Iterable[AssetBundle]:
+        """Every asset bundle this widget has published (a view may ask for any of them)."""
+        raise NotImplementedError
+
+    def _answer_assets(self, params: AssetsParams) -> Reply[AssetsResult]:
+        # The bundle asked for by key, whichever viewer is current now (a switch may have raced it).
+        return answer_assets(params, self._bundles())
+
+    def _answer_graph(self, params: GraphParams) -> Reply[GraphResult]:
+        raise NotImplementedError
+
+    def _answer_inspect(self, params: InspectParams) -> Reply[InspectResult]:
+        raise NotImplementedError
+
+
+def unsubscriber(callbacks: list[Any], callback: Callable[..., None]) -> Callable[[], None]:
+    """What on_select returns: a function that removes ``callback`` (once; later calls do nothing)."""
+    return lambda: callbacks.remove(callback) if callback in callbacks else None
