@@ -85,12 +85,3 @@ export function buildDocument(parts: DocumentParts): string {
   }
   return html;
 }
-
-/** Names of the stylesheet and entry scripts that index.html loads. */
-export function entryNames(indexHtml: string): string[] {
-  const names = new Set<string>();
-  for (const match of indexHtml.matchAll(/(?:src|href)="((?:main|polyfills)-[A-Za-z0-9]+\.js|styles-[A-Za-z0-9]+\.css)"/g)) {
-    names.add(match[1]);
-  }
-  return [...names];
-}

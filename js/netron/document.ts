@@ -33,21 +33,6 @@ export interface NetronFrameConfig {
 /** Bare specifier prefix the import map resolves: `netron/view.js` -> blob: URL. */
 export const MODULE_PREFIX = "netron/";
 
-/** Netron's ES modules the widget delivers (the rest of the bundle is CSS, HTML and the worker). */
-export const NETRON_MODULES = [
-  "view.js",
-  "base.js",
-  "grapher.js",
-  "zip.js",
-  "json.js",
-  "text.js",
-  "onnx.js",
-  "protobuf.js",
-  "onnx-proto.js",
-  "dagre.js",
-  "flatbuffers.js",
-] as const;
-
 // `from './x.js'`, `import('./x.js')` and `import './x.js'`: the only relative specifiers Netron uses.
 const RELATIVE_IMPORT = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])\.\/([A-Za-z0-9_.-]+\.js)\2/g;
 
@@ -71,11 +56,6 @@ export function importMap(urls: Record<string, string>): { imports: Record<strin
   const imports: Record<string, string> = {};
   for (const [file, url] of Object.entries(urls)) imports[MODULE_PREFIX + file] = url;
   return { imports };
-}
-
-/** Netron's version as its index.html declares it. */
-export function netronVersion(indexHtml: string): string {
-  return indexHtml.match(/<meta name="version" content="([^"]*)">/)?.[1] ?? "0.0.0";
 }
 
 /** Text safe inside a <script> element: no `</script` can close it early. */

@@ -110,7 +110,7 @@ describe("KernelChannel with a busy kernel", () => {
     vi.useFakeTimers();
     const model = new FakeModel();
     const channel = new KernelChannel(model, () => true);
-    const pending = channel.request<string>("graph", {}, 1_000);
+    const pending = channel.request("graph", {}, 1_000);
     await vi.advanceTimersByTimeAsync(5_000);
     const { id } = model.sent[0] as { id: number };
     model.reply({ type: "response", channel: channel.id, id, ok: true, result: "late but fine" });
