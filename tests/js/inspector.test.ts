@@ -5,8 +5,6 @@ import {
   copyExpression,
   decodeUint32LE,
   describeCoverage,
-  formatNumber,
-  formatPercent,
   heatColor,
   heatmapCssSize,
   heatmapRGBA,
@@ -15,39 +13,8 @@ import {
   INSPECTOR_STYLES,
   NONFINITE_COLORS,
   statsRows,
-  type InspectorHeader,
-  type TensorStats,
 } from "../../js/inspector";
-
-describe("formatNumber", () => {
-  it("groups integers, keeps 4 significant digits, switches to exponent at the extremes", () => {
-    expect(formatNumber(1234567)).toBe("1,234,567");
-    expect(formatNumber(-1234567)).toBe("-1,234,567");
-    expect(formatNumber(0)).toBe("0");
-    expect(formatNumber(0.123456)).toBe("0.1235");
-    expect(formatNumber(-12.3456)).toBe("-12.35");
-    expect(formatNumber(1.5e-7)).toBe("1.500e-7");
-    expect(formatNumber(123456.5)).toBe("1.235e+5");
-  });
-  it("names the non-finite values and shows a dash for none", () => {
-    expect(formatNumber(Number.NaN)).toBe("NaN");
-    expect(formatNumber(Infinity)).toBe("+Inf");
-    expect(formatNumber(-Infinity)).toBe("-Inf");
-    expect(formatNumber(null)).toBe("–");
-    expect(formatNumber(undefined)).toBe("–");
-  });
-});
-
-describe("formatPercent", () => {
-  it("never rounds a non-zero fraction to 0", () => {
-    expect(formatPercent(0)).toBe("0%");
-    expect(formatPercent(1e-8)).toBe("<0.01%");
-    expect(formatPercent(0.5)).toBe("50%");
-    expect(formatPercent(0.12345)).toBe("12.3%");
-    expect(formatPercent(1)).toBe("100%");
-    expect(formatPercent(null)).toBe("–");
-  });
-});
+import type { PanelInspectReply, TensorStats } from "../../js/protocol";
 
 const STATS: TensorStats = {
   count: 10, finite_count: 7, zero_count: 2, nan_count: 2, posinf_count: 1, neginf_count: 0,
@@ -218,7 +185,7 @@ function fakeDocument(): Document {
   } as unknown as Document;
 }
 
-function headerWith(hostile: string): InspectorHeader {
+function headerWith(hostile: string): PanelInspectReply {
   return {
     kind: "op",
     label: "linear_1_1:1",
@@ -290,7 +257,7 @@ describe("InspectorPanel", () => {
 
   it("module records show facts only", () => {
     const panel = new InspectorPanel(fakeDocument());
-    const header: InspectorHeader = { ...headerWith("t"), kind: "module", expression: 'log.modules["encoder"]', value: null };
+    const header: PanelInspectReply = { ...headerWith("t"), kind: "module", expression: 'log.modules["encoder"]', value: null };
     panel.update(header, []);
     const root = panel.root as unknown as FakeNode;
     expect(root.dataset.kind).toBe("module");
