@@ -78,10 +78,17 @@ export class KernelChannel {
       this.model.send(message);
     });
     // The clock stops while the kernel runs a cell: the request is queued behind it, not lost.
-    return pausableDeadline(answered, () => !this.kernelBusy(), () => {
-      this.pending.delete(id);
-      return new RequestError(`The kernel did not answer '${method}' within ${Math.round(timeoutMs / 1000)} s. Is it still running? Re-run the cell.`);
-    }, timeoutMs);
+    return pausableDeadline(
+      answered,
+      () => !this.kernelBusy(),
+      () => {
+        this.pending.delete(id);
+        return new RequestError(
+          `The kernel did not answer '${method}' within ${Math.round(timeoutMs / 1000)} s. Is it still running? Re-run the cell.`,
+        );
+      },
+      timeoutMs,
+    );
   }
 
   private receive(content: unknown, buffers: DataView[]): void {

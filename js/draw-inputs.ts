@@ -77,6 +77,9 @@ export async function fetchDrawInputs(model: TraitModel, channel: KernelChannel,
   }
   const viewer = parseViewer(model.get("viewer"));
   options.onLoading(viewer);
-  const [bundle, { result, buffers }] = await Promise.all([getAssets(String(model.get("_asset_key")), viewer, channel), channel.request("graph")]);
+  const [bundle, { result, buffers }] = await Promise.all([
+    getAssets(String(model.get("_asset_key")), viewer, channel),
+    channel.request("graph"),
+  ]);
   return { viewer, bundle, graph: { reply: parseGraphReply(viewer, result, buffers.length), buffers } };
 }

@@ -134,12 +134,18 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
       frame = created;
       rendered = created.rendered;
       view.showPlaceholder("");
-      if (created.viewer === "model-explorer") admit(budget); // may pause a long-hidden explorer
+      if (created.viewer === "model-explorer")
+        admit(budget); // may pause a long-hidden explorer
       else release(budget); // Netron draws SVG: no WebGL context
     }
     const current = frame!;
     // Only displayed time counts: nothing can draw into a cell without layout.
-    const frameMs = await pausableDeadline(rendered, () => isDisplayed(view.root), () => drawTimeout(current), RENDER_BUDGET_MS);
+    const frameMs = await pausableDeadline(
+      rendered,
+      () => isDisplayed(view.root),
+      () => drawTimeout(current),
+      RENDER_BUDGET_MS,
+    );
     if (stale()) return;
     const selected = model.get("selected_node");
     if (selected) current.select(selected);
@@ -203,7 +209,9 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   // blank for good, so the view pauses like an off-screen one, never "ready" over a blank graph.
   function onContextLost(): void {
     release(budget);
-    pause("Paused: the browser dropped this view's WebGL context (too many on the page, or a GPU reset). It redraws when it is on screen again.");
+    pause(
+      "Paused: the browser dropped this view's WebGL context (too many on the page, or a GPU reset). It redraws when it is on screen again.",
+    );
   }
   const stopTracking = trackVisibility(view.root, budget, () => {
     if (!paused || lost || disposed) return;

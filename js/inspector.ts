@@ -7,7 +7,15 @@
 import { viewBytes } from "./bytes";
 import { colourAt, type Rgb } from "./colour";
 import { DASH, formatNumber, formatPercent } from "./number-format";
-import { MASK_CODES, type FactRow, type HeatmapMeta, type HistogramMeta, type PanelInspectReply, type TensorStats, type ValueSection } from "./protocol";
+import {
+  MASK_CODES,
+  type FactRow,
+  type HeatmapMeta,
+  type HistogramMeta,
+  type PanelInspectReply,
+  type TensorStats,
+  type ValueSection,
+} from "./protocol";
 
 // ----- pure helpers ---------------------------------------------------------------------------------
 
@@ -34,12 +42,7 @@ export interface Bar {
 }
 
 /** Histogram bars in a width x height box (y grows down). A non-zero bin is at least 1 unit tall. */
-export function histogramBars(
-  counts: ArrayLike<number>,
-  width: number,
-  height: number,
-  scale: "linear" | "log" = "linear",
-): Bar[] {
+export function histogramBars(counts: ArrayLike<number>, width: number, height: number, scale: "linear" | "log" = "linear"): Bar[] {
   const n = counts.length;
   if (n === 0 || width <= 0 || height <= 0) return [];
   const level = (c: number) => (scale === "log" ? Math.log1p(c) : c);
@@ -129,7 +132,10 @@ export function statsRows(stats: TensorStats, of?: "abs"): [string, string][] {
     ["non-finite", formatPercent(stats.nonfinite_fraction)],
   ];
   if (nonfinite > 0) {
-    rows.push(["NaN / +Inf / -Inf", `${formatNumber(stats.nan_count)} / ${formatNumber(stats.posinf_count)} / ${formatNumber(stats.neginf_count)}`]);
+    rows.push([
+      "NaN / +Inf / -Inf",
+      `${formatNumber(stats.nan_count)} / ${formatNumber(stats.posinf_count)} / ${formatNumber(stats.neginf_count)}`,
+    ]);
   }
   return rows;
 }
@@ -197,7 +203,8 @@ export class InspectorPanel {
 
   private titleBar(header: PanelInspectReply): HTMLElement {
     const bar = this.el("div", "tlw-insp-head");
-    const kind = { op: "op", layer: "rolled op", module: "module", module_call: "module call", difference: "Δ", other: "node" }[header.kind] ?? "node";
+    const kind =
+      { op: "op", layer: "rolled op", module: "module", module_call: "module call", difference: "Δ", other: "node" }[header.kind] ?? "node";
     bar.append(this.el("span", "tlw-insp-kind", kind), this.el("span", "tlw-insp-title", header.title));
     const code = this.el("code", "tlw-insp-expr", header.expression);
     code.title = "Python expression for this record (the trace as `log`)";
@@ -226,7 +233,10 @@ export class InspectorPanel {
   }
 
   private factsTable(facts: FactRow[]): HTMLElement {
-    return this.table("tlw-insp-facts", facts.map((row) => [row.name, row.text ?? DASH, row.detail]));
+    return this.table(
+      "tlw-insp-facts",
+      facts.map((row) => [row.name, row.text ?? DASH, row.detail]),
+    );
   }
 
   private table(className: string, rows: [string, string, string?][]): HTMLTableElement {

@@ -89,9 +89,7 @@ export class ReplayModel {
     // Asynchronous, as a kernel's answer is: the view has registered for it by then.
     setTimeout(() => {
       const envelope = { type: "response", channel: request.channel, id: request.id }; // as the kernel echoes it
-      const response = answer.ok
-        ? { ...envelope, ok: true, result: answer.reply.result }
-        : { ...envelope, ok: false, error: answer.error };
+      const response = answer.ok ? { ...envelope, ok: true, result: answer.reply.result } : { ...envelope, ok: false, error: answer.error };
       this.emit("msg:custom", response, answer.ok ? answer.reply.buffers.map((i) => this.buffer(i)) : []);
     }, 0);
   }

@@ -204,7 +204,8 @@ export function parseGraphReply(viewer: Viewer, result: unknown, bufferCount: nu
   }
   const label = string(what, value, "label");
   if (value.panes === undefined) {
-    const nodeData = value.nodeData === undefined || value.nodeData === null ? null : { name: string(what, object(what, value.nodeData), "name") };
+    const nodeData =
+      value.nodeData === undefined || value.nodeData === null ? null : { name: string(what, object(what, value.nodeData), "name") };
     if (bufferCount !== (nodeData ? 2 : 1)) fail(what, `${bufferCount} buffers`);
     return { kind: "model-explorer", label, nodeData };
   }
@@ -332,14 +333,8 @@ export function parseInspectReply(result: unknown): InspectReply {
   if (kind === "none") return { kind, label: "" };
   const facts = array(what, value, "facts").map((row) => object(what, row) as unknown as FactRow);
   const section = value.value;
-  if (section !== null && section !== undefined) oneOf(what, object(what, section), "status", [
-    "summary",
-    "not_saved",
-    "withheld",
-    "not_tensor",
-    "unsupported",
-    "empty",
-  ] as const);
+  if (section !== null && section !== undefined)
+    oneOf(what, object(what, section), "status", ["summary", "not_saved", "withheld", "not_tensor", "unsupported", "empty"] as const);
   return {
     kind,
     label: string(what, value, "label"),

@@ -56,7 +56,8 @@ export interface ViewerEvents {
 
 /** The reply as `kind` expects it: a reply of another viewer than the frame's is a kernel mix-up. */
 function expect<K extends GraphReply["kind"]>(reply: GraphReply, ...kinds: K[]): Extract<GraphReply, { kind: K }> {
-  if (!(kinds as string[]).includes(reply.kind)) throw new Error(`The kernel sent a ${reply.kind} graph to a ${kinds.join(" or ")} view. Re-run the cell.`);
+  if (!(kinds as string[]).includes(reply.kind))
+    throw new Error(`The kernel sent a ${reply.kind} graph to a ${kinds.join(" or ")} view. Re-run the cell.`);
   return reply as Extract<GraphReply, { kind: K }>;
 }
 
@@ -92,6 +93,12 @@ export async function createViewer(
   }
   const [graphJson, nodeDataJson] = texts;
   const nodeData = reply.nodeData && nodeDataJson ? [{ name: reply.nodeData.name, json: nodeDataJson, pane: 0 }] : [];
-  const frame = new ModelExplorerFrame(container, { bundle, panes: [{ label: reply.label || "graph", graphJson }], nodeData, onSelect, onContextLost });
+  const frame = new ModelExplorerFrame(container, {
+    bundle,
+    panes: [{ label: reply.label || "graph", graphJson }],
+    nodeData,
+    onSelect,
+    onContextLost,
+  });
   return viewerFrame(viewer, frame, fresh);
 }

@@ -71,7 +71,10 @@ declare global {
       get: () => assigned,
       set(value: ((event: MessageEvent) => unknown) | null) {
         assigned = typeof value === "function" ? value : null;
-        onmessage.set!.call(window, assigned ? (event: MessageEvent) => (trusted(event) ? assigned!.call(window, event) : undefined) : null);
+        onmessage.set!.call(
+          window,
+          assigned ? (event: MessageEvent) => (trusted(event) ? assigned!.call(window, event) : undefined) : null,
+        );
       },
     });
   }
@@ -252,7 +255,11 @@ declare global {
   }, 50);
   // An uncaught error of the layout worker reaches this window with the worker's URL: the graph will
   // never be drawn, so say so now instead of after the draw time-out.
-  const workerUrls = new Set(Object.keys(config.urls).filter((name) => name.startsWith("worker-")).map((name) => config.urls[name]));
+  const workerUrls = new Set(
+    Object.keys(config.urls)
+      .filter((name) => name.startsWith("worker-"))
+      .map((name) => config.urls[name]),
+  );
   window.addEventListener("error", (event) => {
     const fatal = workerUrls.has(String(event.filename ?? ""));
     post({ cmd: SHIM_FAILED, message: String(event.message || event.error), fatal });

@@ -172,7 +172,8 @@ export class NetronFrame extends FrameBridge {
         const failed = message as unknown as frame.NetronFailedMessage;
         this.errors.push(failed.message);
         if (failed.start && !this.ready) this.failStart(failed.message);
-        else if (failed.id !== undefined) this.settle(failed.id, (pending) => pending.reject(new Error(`Netron could not open the graph: ${failed.message}`)));
+        else if (failed.id !== undefined)
+          this.settle(failed.id, (pending) => pending.reject(new Error(`Netron could not open the graph: ${failed.message}`)));
         break;
       }
       case frame.NETRON_SELECTED:

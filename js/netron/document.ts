@@ -43,7 +43,10 @@ const RELATIVE_IMPORT = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])\.\/([A-Z
  * where import maps do not apply).
  */
 export function rewriteModule(text: string, resolve: (file: string) => string = (file) => MODULE_PREFIX + file): string {
-  return text.replace(RELATIVE_IMPORT, (_match, prefix: string, quote: string, file: string) => `${prefix}${quote}${resolve(file)}${quote}`);
+  return text.replace(
+    RELATIVE_IMPORT,
+    (_match, prefix: string, quote: string, file: string) => `${prefix}${quote}${resolve(file)}${quote}`,
+  );
 }
 
 /** The files a module imports relatively, in order of appearance. */
@@ -92,9 +95,7 @@ export function buildFrameDocument(parts: FrameDocumentParts): string {
   const style = parts.indexHtml.match(/<style>([\s\S]*?)<\/style>/)?.[1];
   const bodyMatch = parts.indexHtml.match(/<body([^>]*)>([\s\S]*)<\/body>/);
   if (style === undefined || !bodyMatch) throw new Error("Netron's index.html has no <style> or <body>: unsupported netron build");
-  const body = bodyMatch[2]
-    .replace(/<script[\s\S]*?<\/script>/gi, "")
-    .replace(/\shref="(?:https?:)?\/\/[^"]*"/gi, "");
+  const body = bodyMatch[2].replace(/<script[\s\S]*?<\/script>/gi, "").replace(/\shref="(?:https?:)?\/\/[^"]*"/gi, "");
   return [
     "<!DOCTYPE html>",
     '<html lang="en">',

@@ -109,7 +109,9 @@ const onBoot = (event: MessageEvent): void => {
   if (!fromParent(event) || !data || data.cmd !== NETRON_BOOT) return;
   window.removeEventListener("message", onBoot);
   // `start`: Netron never started in this frame, nothing will be drawn (the parent fails at once).
-  boot(data).catch((error: unknown) => post({ cmd: NETRON_FAILED, message: error instanceof Error ? `${error.name}: ${error.message}` : String(error), start: true }));
+  boot(data).catch((error: unknown) =>
+    post({ cmd: NETRON_FAILED, message: error instanceof Error ? `${error.name}: ${error.message}` : String(error), start: true }),
+  );
 };
 window.addEventListener("message", onBoot);
 post({ cmd: NETRON_HELLO });

@@ -14,7 +14,14 @@ import {
   type NetronView,
 } from "./netron-view";
 import { OverlayPainter } from "./painter";
-import { NETRON_FAILED, NETRON_RENDERED, NETRON_SELECTED, type NetronOpenMessage, type NetronOverlayMessage, type NetronSelectMessage } from "./protocol";
+import {
+  NETRON_FAILED,
+  NETRON_RENDERED,
+  NETRON_SELECTED,
+  type NetronOpenMessage,
+  type NetronOverlayMessage,
+  type NetronSelectMessage,
+} from "./protocol";
 
 interface Located {
   node: NetronNode;
@@ -52,7 +59,10 @@ export class WidgetFrame {
   ) {
     if (!onTargetChange(view, (graph) => this.painter.apply(graph))) {
       // Netron itself still works; only redraws (drilling, open) lose the overlay.
-      post({ cmd: NETRON_FAILED, message: "Netron's view.View has no `target` accessor (unsupported netron build): the overlay is not re-applied on redraw." });
+      post({
+        cmd: NETRON_FAILED,
+        message: "Netron's view.View has no `target` accessor (unsupported netron build): the overlay is not re-applied on redraw.",
+      });
     }
     onNodeActivated(view, (node, source) => post({ cmd: NETRON_SELECTED, name: node.name, type: node.type?.name ?? "", source }));
   }

@@ -113,7 +113,13 @@ export class FrameHost {
     if (!this.delivered.has(file)) {
       // Not delivered: a factory that never matches, so Netron moves on to its next candidate
       // instead of failing the open (a name ending "model.json" is tried as PyTorch first).
-      return { ModelFactory: class { async match(): Promise<null> { return null; } } };
+      return {
+        ModelFactory: class {
+          async match(): Promise<null> {
+            return null;
+          }
+        },
+      };
     }
     return load(MODULE_PREFIX + file);
   }

@@ -143,7 +143,10 @@ describe("KernelChannel with two views of one widget", () => {
     const channel = new KernelChannel(model);
     let settled = false;
     const pending = channel.request("graph", {}, 1_000);
-    pending.then(() => (settled = true), () => (settled = true));
+    pending.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     model.reply({ type: "response", id: 1, ok: true, result: "someone else's" });
     await vi.advanceTimersByTimeAsync(0);
     expect(settled).toBe(false);

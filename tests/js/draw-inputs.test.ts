@@ -40,7 +40,11 @@ describe("fetchDrawInputs", () => {
     await vi.waitFor(() => expect(model.sent).toHaveLength(2));
     const [assets] = model.requests("assets");
     expect(assets.params).toEqual({ key: KEY, viewer: "model-explorer" });
-    model.answer(assets, { key: KEY, viewer: "model-explorer", version: "0", encoding: "gzip", files: [{ name: "index.html", role: "page" }] }, [gzipped("<html/>")]);
+    model.answer(
+      assets,
+      { key: KEY, viewer: "model-explorer", version: "0", encoding: "gzip", files: [{ name: "index.html", role: "page" }] },
+      [gzipped("<html/>")],
+    );
     model.answer(model.requests("graph")[0], { label: "m", encoding: "gzip" }, [gzipped("{}")]);
     const inputs = await pending;
     expect(inputs.viewer).toBe("model-explorer");

@@ -17,9 +17,23 @@ import {
 import type { PanelInspectReply, TensorStats } from "../../js/protocol";
 
 const STATS: TensorStats = {
-  count: 10, finite_count: 7, zero_count: 2, nan_count: 2, posinf_count: 1, neginf_count: 0,
-  zero_fraction: 0.2, nonfinite_fraction: 0.3, min: -1.5, max: 2, mean: 0.25, std: 1.125, std_correction: 1,
-  numel: 10, sample_size: 10, sampled: false, stride: 1,
+  count: 10,
+  finite_count: 7,
+  zero_count: 2,
+  nan_count: 2,
+  posinf_count: 1,
+  neginf_count: 0,
+  zero_fraction: 0.2,
+  nonfinite_fraction: 0.3,
+  min: -1.5,
+  max: 2,
+  mean: 0.25,
+  std: 1.125,
+  std_correction: 1,
+  numel: 10,
+  sample_size: 10,
+  sampled: false,
+  stride: 1,
 };
 
 describe("statistics text", () => {
@@ -206,8 +220,18 @@ function headerWith(hostile: string): PanelInspectReply {
       stats: { ...STATS, count: 6, finite_count: 6, numel: 6, sample_size: 6 },
       histogram: { bins: 4, lo: -1, hi: 1, buffer: 0, dtype: "uint32le", total: 6 },
       heatmap: {
-        rows: 2, cols: 3, slice: "[:, :]", slice_shape: [2, 3], stride: [1, 1], sampled: false, pooled: false,
-        lo: -1, hi: 1, encoding: "uint8", buffer: 1, mask_buffer: null,
+        rows: 2,
+        cols: 3,
+        slice: "[:, :]",
+        slice_shape: [2, 3],
+        stride: [1, 1],
+        sampled: false,
+        pooled: false,
+        lo: -1,
+        hi: 1,
+        encoding: "uint8",
+        buffer: 1,
+        mask_buffer: null,
       },
     },
   };
@@ -267,7 +291,9 @@ describe("InspectorPanel", () => {
 
   it("ships its styles scoped under .tlw-inspector", () => {
     expect(INSPECTOR_STYLES).toContain(".tlw-inspector");
-    for (const rule of INSPECTOR_STYLES.split("}").map((r) => r.trim()).filter(Boolean)) {
+    for (const rule of INSPECTOR_STYLES.split("}")
+      .map((r) => r.trim())
+      .filter(Boolean)) {
       expect(rule.startsWith(".tlw-insp") || rule.startsWith(".tlw-inspector")).toBe(true);
     }
   });

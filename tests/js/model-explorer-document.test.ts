@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  type DocumentParts,
-  buildDocument,
-  encodeQuery,
-  FRAME_CSP,
-  rewriteFontFaces,
-  scriptJson,
-} from "../../js/model-explorer/document";
+import { type DocumentParts, buildDocument, encodeQuery, FRAME_CSP, rewriteFontFaces, scriptJson } from "../../js/model-explorer/document";
 
 const INDEX = `<!--
 license

@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  buildFrameDocument,
-  importMap,
-  netronCsp,
-  relativeImports,
-  rewriteModule,
-  scriptText,
-} from "../../js/netron/document";
+import { buildFrameDocument, importMap, netronCsp, relativeImports, rewriteModule, scriptText } from "../../js/netron/document";
 
 // Shaped like netron 9.3's view.js / worker.js: static, dynamic and re-export forms, both quotes.
 const VIEW = `
@@ -93,7 +86,9 @@ describe("netronCsp", () => {
   });
 
   it("has no 'unsafe-inline' for scripts: a javascript: URL or an inline handler never runs", () => {
-    const scriptSrc = netronCsp("abc").split("; ").find((directive) => directive.startsWith("script-src"));
+    const scriptSrc = netronCsp("abc")
+      .split("; ")
+      .find((directive) => directive.startsWith("script-src"));
     expect(scriptSrc).not.toContain("unsafe-inline");
   });
 

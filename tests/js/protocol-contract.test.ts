@@ -43,7 +43,14 @@ const INSPECTS: [string, InspectReply["kind"]][] = [
 describe("the kernel's sample replies", () => {
   it("are all here, and each one is checked below", () => {
     const names = readdirSync(FIXTURES).map((file) => file.replace(/\.json$/, ""));
-    const checked = ["assets-model-explorer", "assets-netron", "error", "constants", ...GRAPHS.map(([name]) => name), ...INSPECTS.map(([name]) => name)];
+    const checked = [
+      "assets-model-explorer",
+      "assets-netron",
+      "error",
+      "constants",
+      ...GRAPHS.map(([name]) => name),
+      ...INSPECTS.map(([name]) => name),
+    ];
     expect(names).toEqual(expect.arrayContaining(checked));
     // Every other inspect sample is a record kind the parser must accept too.
     for (const name of names.filter((n) => n.startsWith("inspect-") && !checked.includes(n))) {
@@ -61,7 +68,9 @@ describe("the kernel's sample replies", () => {
     expect(reply.version).not.toBe("");
     expect(reply.files.filter((file) => file.role === "page")).toHaveLength(1);
     const roles = new Set(reply.files.map((file) => file.role));
-    expect([...roles].sort()).toEqual(viewer === "netron" ? ["module", "page", "style", "worker"] : ["data", "entry", "font", "page", "style", "worker"]);
+    expect([...roles].sort()).toEqual(
+      viewer === "netron" ? ["module", "page", "style", "worker"] : ["data", "entry", "font", "page", "style", "worker"],
+    );
   });
 
   it("refuses an assets reply with a buffer missing", () => {
