@@ -28,7 +28,7 @@ export interface Recording {
   inspect: Record<string, RecordedReply>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the handlers of Backbone-style events
+// biome-ignore lint/suspicious/noExplicitAny: the handlers of Backbone-style events
 type Handler = (...args: any[]) => void;
 
 /** Plays the kernel's part from a recording: state, the answers to requests, and the trait reactions. */

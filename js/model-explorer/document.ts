@@ -33,7 +33,7 @@ export interface StartQuery {
 }
 
 export function encodeQuery(query: StartQuery): string {
-  return "data=" + encodeURIComponent(JSON.stringify(query));
+  return `data=${encodeURIComponent(JSON.stringify(query))}`;
 }
 
 /**

@@ -186,10 +186,12 @@ export class FrameHost {
       const previous = body.getAttribute("class") ?? "";
       const textElement = document.getElementById("message-text");
       const button = document.getElementById("message-button") as HTMLButtonElement | null;
+      // biome-ignore lint/performance/useDomNodeTextContent: browser.js's contract (line breaks become <br>)
       if (textElement) textElement.innerText = text ?? "";
       if (button) {
         if (action) {
           button.style.removeProperty("display");
+          // biome-ignore lint/performance/useDomNodeTextContent: as browser.js sets it
           button.innerText = action;
           button.onclick = () => {
             button.onclick = null;

@@ -62,7 +62,7 @@ export function checkOverlay(raw: unknown): CheckedOverlay | null {
 export function scalePosition(value: number, min: number, max: number): number {
   if (!(max > min)) return 0.5;
   const t = (value - min) / (max - min);
-  return t <= 0 ? 0 : t >= 1 ? 1 : t;
+  return Math.min(1, Math.max(0, t));
 }
 
 export interface NodeColour {

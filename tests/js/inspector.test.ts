@@ -56,7 +56,7 @@ describe("histogram", () => {
   it("decodes little-endian uint32 counts at any byte offset", () => {
     const bytes = new Uint8Array(1 + 12);
     const view = new DataView(bytes.buffer, 1, 12);
-    [1, 70000, 0xffffffff].forEach((v, i) => view.setUint32(i * 4, v, true));
+    for (const [i, v] of [1, 70000, 0xffffffff].entries()) view.setUint32(i * 4, v, true);
     expect(Array.from(decodeUint32LE(view))).toEqual([1, 70000, 0xffffffff]);
   });
   it("scales the tallest bin to the full height and keeps small non-zero bins visible", () => {
@@ -179,7 +179,8 @@ class FakeNode {
     this.attributes[name] = value;
   }
   addEventListener(event: string, listener: () => void) {
-    (this.listeners[event] ??= []).push(listener);
+    this.listeners[event] ??= [];
+    this.listeners[event].push(listener);
   }
   getContext() {
     return null; // the panel must cope without a 2-D context
