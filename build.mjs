@@ -45,7 +45,8 @@ const options = {
   target: "es2022",
   minify: !watch,
   sourcemap: watch ? "inline" : false,
-  // RequireJS pages (VS Code, exported HTML) must not hijack the bundle (anywidget#369).
+  // RequireJS pages (VS Code, exported HTML) define an AMD `define`: a bundle that saw it would register
+  // itself as an AMD module there instead of running as the ES module the widget loads.
   define: { "define.amd": "false" },
   plugins: [frameTextPlugin],
   logLevel: "info",

@@ -5,18 +5,33 @@
 // The cache lives on globalThis because each widget may load its own copy of this module.
 import { gunzip } from "./bytes";
 import { ChannelDisposedError, RequestError, type KernelChannel } from "./channel";
+import { parseAssetsReply, type AssetFile, type AssetRole, type Viewer } from "./protocol";
 
 export interface AssetBundle {
   key: string;
+  viewer: Viewer;
+  /** The viewer's version (the installed Python package's). */
+  version: string;
+  /** Every file's name and role, in the order the kernel sent them (load order within a role). */
+  index: AssetFile[];
   files: Map<string, Uint8Array>;
   /** Bytes that crossed the widget channel for this bundle (compressed). */
   wireBytes: number;
 }
 
-interface AssetsReply {
-  key: string;
-  names: string[];
-  encoding: "gzip";
+/** The names of the bundle's files with `role`, in the kernel's order. */
+export function filesWithRole(bundle: Pick<AssetBundle, "index">, role: AssetRole): string[] {
+  return bundle.index.filter((file) => file.role === role).map((file) => file.name);
+}
+
+/** The bundle's one file with `role` (e.g. the page), as text; a missing one is an error with the remedy. */
+export function textWithRole(bundle: AssetBundle, role: AssetRole): string {
+  const [name] = filesWithRole(bundle, role);
+  const data = name === undefined ? undefined : bundle.files.get(name);
+  if (data === undefined) {
+    throw new Error(`The ${bundle.viewer} bundle has no ${role} file. Reinstall the viewer's Python package (see the kernel's message).`);
+  }
+  return new TextDecoder().decode(data);
 }
 
 interface CacheEntry {
@@ -41,7 +56,9 @@ export function assetTransfers(): { requests: number; bytes: number } {
 }
 
 async function download(channel: KernelChannel, key: string, viewer: string): Promise<AssetBundle> {
-  const { result, buffers } = await channel.request<AssetsReply>("assets", { key, viewer });
+  const reply = await channel.request("assets", { key, viewer });
+  const buffers = reply.buffers;
+  const result = parseAssetsReply(reply.result, buffers.length);
   // The page keeps a bundle under its key for good: a reply for another bundle must never be
   // stored there (it would break every later view of that viewer on the page).
   if (result.key !== key) {
@@ -49,13 +66,10 @@ async function download(channel: KernelChannel, key: string, viewer: string): Pr
       `The kernel answered the request for viewer assets ${key} with ${result.key || "no key"}; nothing was cached. Re-run the cell.`,
     );
   }
-  if (result.names.length !== buffers.length) {
-    throw new RequestError(`The kernel sent ${buffers.length} files for ${result.names.length} asset names; nothing was cached. Re-run the cell.`);
-  }
   const files = new Map<string, Uint8Array>();
   let wireBytes = 0;
   await Promise.all(
-    result.names.map(async (name, i) => {
+    result.files.map(async ({ name }, i) => {
       wireBytes += buffers[i].byteLength;
       files.set(name, await gunzip(buffers[i]));
     }),
@@ -63,7 +77,7 @@ async function download(channel: KernelChannel, key: string, viewer: string): Pr
   const counters = assetTransfers();
   counters.requests += 1;
   counters.bytes += wireBytes;
-  return { key: result.key, files, wireBytes };
+  return { key: result.key, viewer: result.viewer, version: result.version, index: result.files, files, wireBytes };
 }
 
 /**

@@ -14,3 +14,11 @@ export async function gunzip(data: DataView | ArrayBuffer | Uint8Array): Promise
 export async function gunzipText(data: DataView | ArrayBuffer | Uint8Array): Promise<string> {
   return new TextDecoder().decode(await gunzip(data));
 }
+
+/** Bytes the kernel sent as base64 text (hosts that carry buffers as JSON, and saved files). */
+export function decodeBase64(text: string): DataView {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  return new DataView(bytes.buffer);
+}

@@ -17,7 +17,9 @@
 // time-out is wall-clock (3 s by default), so a request queued behind a long cell fails although the
 // kernel would answer; and nothing ends it when the kernel restarts. This channel has error replies,
 // a clock that stops while the kernel is busy, and close() on a restart.
+import { decodeBase64 } from "./bytes";
 import { pausableDeadline } from "./deadline";
+import { parseResponse, type RequestMessage, type RequestMethod } from "./protocol";
 
 export interface CustomMessageModel {
   send(content: unknown, callbacks?: unknown, buffers?: ArrayBuffer[] | ArrayBufferView[]): void;
@@ -33,37 +35,15 @@ export interface Response<T> {
 /** How the kernel should carry a reply's buffers to this view. */
 export type BufferEncoding = "binary" | "base64";
 
-interface WireResponse {
-  type: "response";
-  channel?: string;
-  id: number;
-  ok: boolean;
-  result?: unknown;
-  error?: string;
-  /** The reply's buffers as base64 text, when the request asked for "base64". */
-  base64_buffers?: string[];
-}
-
 export class RequestError extends Error {}
 
 /** The request failed because this view's channel was disposed (the view closed), not the kernel. */
 export class ChannelDisposedError extends RequestError {}
 
-function isResponse(content: unknown): content is WireResponse {
-  return typeof content === "object" && content !== null && (content as WireResponse).type === "response";
-}
-
 /** A random id for one view's channel (crypto.randomUUID needs a secure context; this does not). */
 function channelId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-export function decodeBase64Buffer(text: string): DataView {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
-  return new DataView(bytes.buffer);
 }
 
 export class KernelChannel {
@@ -87,34 +67,43 @@ export class KernelChannel {
     model.on("msg:custom", this.listener);
   }
 
-  request<T>(method: string, params: Record<string, unknown> = {}, timeoutMs = 120_000): Promise<Response<T>> {
+  /** The raw reply to `method`; callers check its result with the parser of js/protocol.ts. */
+  request(method: RequestMethod, params: Record<string, unknown> = {}, timeoutMs = 120_000): Promise<Response<unknown>> {
     const id = ++this.nextId;
     if (this.closedReason) return Promise.reject(new RequestError(this.closedReason));
-    const answered = new Promise<Response<T>>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (r: Response<unknown>) => void, reject });
-      const message: Record<string, unknown> = { type: "request", channel: this.id, id, method, params };
+    const answered = new Promise<Response<unknown>>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      const message: RequestMessage = { type: "request", channel: this.id, id, method, params };
       if (this.encoding !== "binary") message.buffers = this.encoding;
       this.model.send(message);
     });
     // The clock stops while the kernel runs a cell: the request is queued behind it, not lost.
-    return pausableDeadline(answered, () => !this.kernelBusy(), () => {
-      this.pending.delete(id);
-      return new RequestError(`The kernel did not answer '${method}' within ${Math.round(timeoutMs / 1000)} s. Is it still running? Re-run the cell.`);
-    }, timeoutMs);
+    return pausableDeadline(
+      answered,
+      () => !this.kernelBusy(),
+      () => {
+        this.pending.delete(id);
+        return new RequestError(
+          `The kernel did not answer '${method}' within ${Math.round(timeoutMs / 1000)} s. Is it still running? Re-run the cell.`,
+        );
+      },
+      timeoutMs,
+    );
   }
 
   private receive(content: unknown, buffers: DataView[]): void {
-    if (!isResponse(content) || content.channel !== this.id) return; // another view's reply
-    const entry = this.pending.get(content.id);
+    const response = parseResponse(content);
+    if (!response || response.channel !== this.id) return; // another view's reply
+    const entry = this.pending.get(response.id);
     if (!entry) return;
-    this.pending.delete(content.id);
-    if (!content.ok) {
-      entry.reject(new RequestError(content.error ?? "request failed"));
+    this.pending.delete(response.id);
+    if (!response.ok) {
+      entry.reject(new RequestError(response.error));
       return;
     }
     try {
-      const carried = content.base64_buffers ? content.base64_buffers.map(decodeBase64Buffer) : buffers ?? [];
-      entry.resolve({ result: content.result, buffers: carried });
+      const carried = response.base64_buffers ? response.base64_buffers.map(decodeBase64) : (buffers ?? []);
+      entry.resolve({ result: response.result, buffers: carried });
     } catch (error) {
       entry.reject(new RequestError(`The kernel's reply to this view could not be decoded: ${String(error)}`));
     }

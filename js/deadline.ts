@@ -16,12 +16,7 @@ export function isDisplayed(el: Element): boolean {
  * Resolves as `pending` does, or rejects with `timeoutError()` once it has been pending for
  * `budgetMs` of time during which `counting()` was true.
  */
-export function pausableDeadline<T>(
-  pending: Promise<T>,
-  counting: () => boolean,
-  timeoutError: () => Error,
-  budgetMs: number,
-): Promise<T> {
+export function pausableDeadline<T>(pending: Promise<T>, counting: () => boolean, timeoutError: () => Error, budgetMs: number): Promise<T> {
   let timer: ReturnType<typeof setInterval> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     let spent = 0;

@@ -6,9 +6,9 @@
 // download under an empty key and again once the key arrives; instead the view says it is waiting,
 // with the same time-out as a draw (counted while it is displayed and the kernel is idle).
 import { getAssets, type AssetBundle } from "./assets";
-import type { KernelChannel, Response } from "./channel";
+import type { KernelChannel } from "./channel";
 import { pausableDeadline } from "./deadline";
-import type { GraphHeader } from "./viewers";
+import { parseGraphReply, parseViewer, type GraphReply, type Viewer } from "./protocol";
 
 /** The model surface this needs (anywidget's model, or a test's stand-in). */
 export interface TraitModel {
@@ -17,17 +17,23 @@ export interface TraitModel {
   off(event: string, callback: () => void): void;
 }
 
+/** A graph reply, checked, with its buffers (gzip). */
+export interface Graph {
+  reply: GraphReply;
+  buffers: DataView[];
+}
+
 export interface DrawInputs {
-  viewer: string;
+  viewer: Viewer;
   bundle: AssetBundle;
-  graph: Response<GraphHeader>;
+  graph: Graph;
 }
 
 export interface DrawInputOptions {
   /** Called once if the view has to wait for the kernel's traits (to say so in the status line). */
   onWaiting: () => void;
   /** Called when it asks for `viewer`'s assets and the graph. */
-  onLoading: (viewer: string) => void;
+  onLoading: (viewer: Viewer) => void;
   /** Whether waiting time counts towards `budgetMs` now (displayed, kernel idle). */
   counting: () => boolean;
   budgetMs: number;
@@ -69,11 +75,11 @@ export async function fetchDrawInputs(model: TraitModel, channel: KernelChannel,
       stop();
     }
   }
-  const viewer = String(model.get("viewer"));
+  const viewer = parseViewer(model.get("viewer"));
   options.onLoading(viewer);
-  const [bundle, graph] = await Promise.all([
+  const [bundle, { result, buffers }] = await Promise.all([
     getAssets(String(model.get("_asset_key")), viewer, channel),
-    channel.request<GraphHeader>("graph"),
+    channel.request("graph"),
   ]);
-  return { viewer, bundle, graph };
+  return { viewer, bundle, graph: { reply: parseGraphReply(viewer, result, buffers.length), buffers } };
 }

@@ -5,115 +5,19 @@
 // Everything from the kernel is data: it only ever reaches the DOM through textContent and attributes,
 // never innerHTML. The pure helpers below (formatting, scaling, colours, copying) are exported for tests.
 import { viewBytes } from "./bytes";
-
-// ----- what the kernel sends (header of the "inspect" reply) ---------------------------------------
-
-export interface FactRow {
-  key: string;
-  name: string;
-  value: unknown;
-  text: string | null; // null: no value (shown as a dash)
-  detail?: string; // the full text when `text` is shortened (e.g. the source path), as a tooltip
-}
-
-export interface TensorStats {
-  count: number;
-  finite_count: number;
-  zero_count: number;
-  nan_count: number;
-  posinf_count: number;
-  neginf_count: number;
-  zero_fraction: number;
-  nonfinite_fraction: number;
-  min: number | null;
-  max: number | null;
-  mean: number | null;
-  std: number | null;
-  std_correction: number;
-  numel: number;
-  sample_size: number;
-  sampled: boolean;
-  stride: number;
-}
-
-export interface HistogramMeta {
-  bins: number;
-  lo: number;
-  hi: number;
-  buffer: number;
-  dtype: "uint32le";
-  total: number;
-}
-
-export interface HeatmapMeta {
-  rows: number;
-  cols: number;
-  slice: string;
-  slice_shape: number[];
-  stride: number[];
-  sampled: boolean;
-  pooled: boolean;
-  lo: number | null;
-  hi: number | null;
-  encoding: "uint8";
-  buffer: number;
-  mask_buffer: number | null;
-}
-
-export type ValueStatus = "summary" | "not_saved" | "withheld" | "not_tensor" | "unsupported" | "empty";
-
-export interface ValueSection {
-  status: ValueStatus;
-  message?: string;
-  source?: string | null; // Python expression of the summarised value, e.g. log["linear_1_1:1"].out
-  note?: string;
-  shape?: number[];
-  dtype?: string;
-  numel?: number;
-  of?: "abs";
-  stats?: TensorStats;
-  histogram?: HistogramMeta | null;
-  heatmap?: HeatmapMeta | null;
-}
-
-export interface InspectorHeader {
-  kind: "op" | "layer" | "module" | "module_call" | "difference" | "other";
-  label: string;
-  title: string;
-  privacy_profile: string;
-  expression: string;
-  facts: FactRow[];
-  value: ValueSection | null;
-}
+import { colourAt, type Rgb } from "./colour";
+import { DASH, formatNumber, formatPercent } from "./number-format";
+import {
+  MASK_CODES,
+  type FactRow,
+  type HeatmapMeta,
+  type HistogramMeta,
+  type PanelInspectReply,
+  type TensorStats,
+  type ValueSection,
+} from "./protocol";
 
 // ----- pure helpers ---------------------------------------------------------------------------------
-
-const DASH = "–";
-
-/** Compact, locale-independent number text: 1,234,567 / 0.1235 / 1.235e-7 / NaN / +Inf. */
-export function formatNumber(x: number | null | undefined): string {
-  if (x === null || x === undefined) return DASH;
-  if (Number.isNaN(x)) return "NaN";
-  if (x === Infinity) return "+Inf";
-  if (x === -Infinity) return "-Inf";
-  if (Number.isInteger(x) && Math.abs(x) < 1e15) return groupThousands(x);
-  const magnitude = Math.abs(x);
-  if (magnitude !== 0 && (magnitude >= 1e5 || magnitude < 1e-3)) return x.toExponential(3);
-  return String(Number(x.toPrecision(4)));
-}
-
-function groupThousands(x: number): string {
-  return String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-
-/** A fraction as a percentage; tiny non-zero fractions are not rounded to 0. */
-export function formatPercent(fraction: number | null | undefined): string {
-  if (fraction === null || fraction === undefined || Number.isNaN(fraction)) return DASH;
-  if (fraction === 0) return "0%";
-  if (fraction < 1e-4) return "<0.01%";
-  if (fraction === 1) return "100%";
-  return `${Number((fraction * 100).toPrecision(3))}%`;
-}
 
 /** What the statistics cover: every element, or a deterministic strided sample. */
 export function describeCoverage(stats: Pick<TensorStats, "numel" | "sample_size" | "sampled" | "stride">): string {
@@ -138,12 +42,7 @@ export interface Bar {
 }
 
 /** Histogram bars in a width x height box (y grows down). A non-zero bin is at least 1 unit tall. */
-export function histogramBars(
-  counts: ArrayLike<number>,
-  width: number,
-  height: number,
-  scale: "linear" | "log" = "linear",
-): Bar[] {
+export function histogramBars(counts: ArrayLike<number>, width: number, height: number, scale: "linear" | "log" = "linear"): Bar[] {
   const n = counts.length;
   if (n === 0 || width <= 0 || height <= 0) return [];
   const level = (c: number) => (scale === "log" ? Math.log1p(c) : c);
@@ -165,35 +64,16 @@ export function binRange(meta: Pick<HistogramMeta, "lo" | "hi" | "bins">, index:
   return [meta.lo + index * step, index === meta.bins - 1 ? meta.hi : meta.lo + (index + 1) * step];
 }
 
-export type RGB = [number, number, number];
-
-// Viridis at 8 stops (perceptually uniform, readable in greyscale and by most colour-blind readers).
-const VIRIDIS: RGB[] = [
-  [68, 1, 84],
-  [70, 50, 126],
-  [54, 92, 141],
-  [39, 127, 142],
-  [31, 161, 135],
-  [74, 193, 109],
-  [160, 218, 57],
-  [253, 231, 37],
-];
-
 /** Colour of a heatmap cell value 0..255 (the cell's position between the slice's finite min and max). */
-export function heatColor(value: number): RGB {
-  const t = (Math.min(255, Math.max(0, value)) / 255) * (VIRIDIS.length - 1);
-  const i = Math.min(VIRIDIS.length - 2, Math.floor(t));
-  const f = t - i;
-  const [a, b] = [VIRIDIS[i], VIRIDIS[i + 1]];
-  return [0, 1, 2].map((k) => Math.round(a[k] + (b[k] - a[k]) * f)) as RGB;
+export function heatColor(value: number): Rgb {
+  return colourAt(value / 255);
 }
 
-/** Mask codes from the kernel (MASK_* in _inspector.py) and the colours they are drawn in. */
-export const MASK_FINITE = 0;
-export const NONFINITE_COLORS: Record<number, RGB> = {
-  1: [255, 0, 170], // NaN
-  2: [230, 30, 30], // +Inf
-  3: [30, 80, 230], // -Inf
+/** The colours non-finite cells are drawn in, by their mask code. */
+export const NONFINITE_COLORS: Record<number, Rgb> = {
+  [MASK_CODES.nan]: [255, 0, 170],
+  [MASK_CODES.posinf]: [230, 30, 30],
+  [MASK_CODES.neginf]: [30, 80, 230],
 };
 
 /** RGBA pixels (one per cell) for a rows x cols grid of uint8 cells and an optional non-finite mask. */
@@ -201,8 +81,8 @@ export function heatmapRGBA(cells: Uint8Array, mask: Uint8Array | null, rows: nu
   const n = rows * cols;
   const out = new Uint8ClampedArray(n * 4);
   for (let i = 0; i < n; i++) {
-    const code = mask ? mask[i] : MASK_FINITE;
-    const [r, g, b] = code === MASK_FINITE ? heatColor(cells[i]) : (NONFINITE_COLORS[code] ?? [128, 128, 128]);
+    const code = mask ? mask[i] : MASK_CODES.finite;
+    const [r, g, b] = code === MASK_CODES.finite ? heatColor(cells[i]) : (NONFINITE_COLORS[code] ?? [128, 128, 128]);
     out[i * 4] = r;
     out[i * 4 + 1] = g;
     out[i * 4 + 2] = b;
@@ -252,7 +132,10 @@ export function statsRows(stats: TensorStats, of?: "abs"): [string, string][] {
     ["non-finite", formatPercent(stats.nonfinite_fraction)],
   ];
   if (nonfinite > 0) {
-    rows.push(["NaN / +Inf / -Inf", `${formatNumber(stats.nan_count)} / ${formatNumber(stats.posinf_count)} / ${formatNumber(stats.neginf_count)}`]);
+    rows.push([
+      "NaN / +Inf / -Inf",
+      `${formatNumber(stats.nan_count)} / ${formatNumber(stats.posinf_count)} / ${formatNumber(stats.neginf_count)}`,
+    ]);
   }
   return rows;
 }
@@ -284,7 +167,7 @@ export class InspectorPanel {
   }
 
   /** Show the kernel's answer for the selected node. */
-  update(header: InspectorHeader, buffers: DataView[]): void {
+  update(header: PanelInspectReply, buffers: DataView[]): void {
     const parts: HTMLElement[] = [this.titleBar(header), this.factsTable(header.facts)];
     if (header.value) parts.push(this.valueSection(header.value, buffers));
     this.root.replaceChildren(...parts);
@@ -318,9 +201,10 @@ export class InspectorPanel {
     return node;
   }
 
-  private titleBar(header: InspectorHeader): HTMLElement {
+  private titleBar(header: PanelInspectReply): HTMLElement {
     const bar = this.el("div", "tlw-insp-head");
-    const kind = { op: "op", layer: "rolled op", module: "module", module_call: "module call", difference: "Δ", other: "node" }[header.kind] ?? "node";
+    const kind =
+      { op: "op", layer: "rolled op", module: "module", module_call: "module call", difference: "Δ", other: "node" }[header.kind] ?? "node";
     bar.append(this.el("span", "tlw-insp-kind", kind), this.el("span", "tlw-insp-title", header.title));
     const code = this.el("code", "tlw-insp-expr", header.expression);
     code.title = "Python expression for this record (the trace as `log`)";
@@ -349,7 +233,10 @@ export class InspectorPanel {
   }
 
   private factsTable(facts: FactRow[]): HTMLElement {
-    return this.table("tlw-insp-facts", facts.map((row) => [row.name, row.text ?? DASH, row.detail]));
+    return this.table(
+      "tlw-insp-facts",
+      facts.map((row) => [row.name, row.text ?? DASH, row.detail]),
+    );
   }
 
   private table(className: string, rows: [string, string, string?][]): HTMLTableElement {

@@ -1,11 +1,11 @@
 // The widget without a kernel: `w.save_html()` records what the kernel would answer (assets, the
 // graph under every overlay, the inspector facts of every node, node id -> label) and this model
 // replays it, so the same view code runs in a self-contained HTML file opened from disk.
-// Format written by torchlens_widgets/_offline.py.
+// Format written by torchlens_widgets/_offline.py (tagged RECORDING_FORMAT, js/protocol.ts).
 import type { AnyModel } from "@anywidget/types";
-import type { ExplorerModel } from "./widget";
-
-export const RECORDING_FORMAT = "torchlens-widgets/recording@1";
+import { decodeBase64 } from "./bytes";
+import { RECORDING_FORMAT } from "./protocol";
+import type { WidgetTraits } from "./traits";
 
 /** A kernel answer: a JSON header and indices into the recording's shared buffer pool. */
 export interface RecordedReply {
@@ -15,7 +15,7 @@ export interface RecordedReply {
 
 export interface Recording {
   format: string;
-  state: Partial<ExplorerModel> & Record<string, unknown>;
+  state: Partial<WidgetTraits> & Record<string, unknown>;
   /** base64 of every binary part, shared by the replies (the graph is stored once for all overlays). */
   buffers: string[];
   assets: RecordedReply;
@@ -28,15 +28,8 @@ export interface Recording {
   inspect: Record<string, RecordedReply>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the handlers of Backbone-style events
+// biome-ignore lint/suspicious/noExplicitAny: the handlers of Backbone-style events
 type Handler = (...args: any[]) => void;
-
-export function decodeBase64(text: string): DataView {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
-  return new DataView(bytes.buffer);
-}
 
 /** Plays the kernel's part from a recording: state, the answers to requests, and the trait reactions. */
 export class ReplayModel {
@@ -96,9 +89,7 @@ export class ReplayModel {
     // Asynchronous, as a kernel's answer is: the view has registered for it by then.
     setTimeout(() => {
       const envelope = { type: "response", channel: request.channel, id: request.id }; // as the kernel echoes it
-      const response = answer.ok
-        ? { ...envelope, ok: true, result: answer.reply.result }
-        : { ...envelope, ok: false, error: answer.error };
+      const response = answer.ok ? { ...envelope, ok: true, result: answer.reply.result } : { ...envelope, ok: false, error: answer.error };
       this.emit("msg:custom", response, answer.ok ? answer.reply.buffers.map((i) => this.buffer(i)) : []);
     }, 0);
   }

@@ -19,7 +19,9 @@ const HOST_PALETTES = `
 }
 `;
 
-export const STYLES = HOST_PALETTES + `
+export const STYLES =
+  HOST_PALETTES +
+  `
 .tlw-root { display: flex; flex-direction: column; width: 100%; box-sizing: border-box;
   border: 1px solid var(--jp-border-color2, #d0d0d0); border-radius: 4px; overflow: hidden;
   font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: 12px;
@@ -64,4 +66,5 @@ export const STYLES = HOST_PALETTES + `
   color: var(--jp-error-color1, #b00020); background: var(--jp-error-color3, #fdecea);
   border-bottom: 1px solid var(--jp-error-color2, #f5c2c0); }
 .tlw-error[data-visible="true"] { display: block; }
-` + INSPECTOR_STYLES;
+` +
+  INSPECTOR_STYLES;

@@ -12,9 +12,7 @@ export function hostScheme(body: HTMLElement): Scheme | null {
   const kind =
     body.dataset.vscodeThemeKind ??
     // "vscode-high-contrast-light" also carries "vscode-high-contrast": look for the light ones first.
-    ["vscode-high-contrast-light", "vscode-light", "vscode-dark", "vscode-high-contrast"].find((name) =>
-      body.classList.contains(name),
-    );
+    ["vscode-high-contrast-light", "vscode-light", "vscode-dark", "vscode-high-contrast"].find((name) => body.classList.contains(name));
   if (kind) return kind.includes("light") ? "light" : "dark";
   return null;
 }

@@ -33,7 +33,8 @@ export class WidgetView {
     this.status = document.createElement("span");
     this.status.className = "tlw-status";
     this.status.setAttribute("role", "status");
-    const overlayLabel = (this.overlayLabel = document.createElement("label"));
+    const overlayLabel = document.createElement("label");
+    this.overlayLabel = overlayLabel;
     overlayLabel.className = "tlw-overlay";
     overlayLabel.append("Overlay ");
     this.overlaySelect = document.createElement("select");

@@ -1,88 +1,48 @@
 // One place that knows how each viewer turns a graph reply from the kernel into a frame.
 import type { AssetBundle } from "./assets";
 import { gunzip, gunzipText } from "./bytes";
-import type { Response } from "./channel";
+import type { Graph } from "./draw-inputs";
+import type { FrameBridge } from "./frame-bridge";
 import { ModelExplorerFrame } from "./model-explorer/bridge";
 import { NetronFrame } from "./netron/bridge";
-import type { NetronOverlay } from "./netron/protocol";
+import type { GraphReply, NetronGraphReply, Viewer } from "./protocol";
 
-export const VIEWER_TITLES: Record<string, string> = { "model-explorer": "Model Explorer", netron: "Netron" };
+export const VIEWER_TITLES: Record<Viewer, string> = { "model-explorer": "Model Explorer", netron: "Netron" };
 
 /** What the widget needs from a viewer frame, whichever viewer it is. */
 export interface ViewerFrame {
-  readonly viewer: string;
+  readonly viewer: Viewer;
   /** Resolves with milliseconds until the graph is drawn. */
   readonly rendered: Promise<number>;
   readonly startupErrors: readonly string[];
   select(nodeId: string): void;
   /** Shows a new graph in the same frame if the viewer can (resolves when drawn), else null. */
-  replace(graph: Response<GraphHeader>): Promise<number> | null;
+  replace(graph: Graph): Promise<number> | null;
   dispose(): void;
 }
 
-export interface GraphHeader {
-  label?: string;
-  /** Model Explorer: the overlay's node data travels in the second buffer. */
-  nodeData?: { name: string };
-  /** Diff: one entry per pane; buffers = the pane collections, then one node-data file per paneNodeData. */
-  panes?: { label: string }[];
-  paneNodeData?: { name: string; pane: number }[];
-  /** Netron: the overlay, keyed by Netron node name (our host colours the boxes). */
-  overlay?: NetronOverlay | null;
-  identifier?: string;
-  attachment?: string;
-  warnings?: string[];
-}
-
-class ModelExplorerViewer implements ViewerFrame {
-  readonly viewer = "model-explorer";
-  constructor(private readonly frame: ModelExplorerFrame) {}
-  get rendered() {
-    return this.frame.rendered;
-  }
-  get startupErrors() {
-    return this.frame.startupErrors;
-  }
-  select(nodeId: string) {
-    this.frame.select(nodeId);
-  }
-  replace(): null {
-    return null; // a fresh frame keeps the app's view state consistent with the new collection
-  }
-  dispose() {
-    this.frame.dispose();
-  }
-}
-
-async function netronFiles(graph: Response<GraphHeader>) {
-  const [model, attachment] = await Promise.all(graph.buffers.map((buffer) => gunzip(buffer)));
+/** A frame as the widget sees it; `replace` is what the viewer can do with a new graph in place. */
+function viewerFrame(viewer: Viewer, frame: FrameBridge, replace: (graph: Graph) => Promise<number> | null): ViewerFrame {
   return {
-    model: { identifier: graph.result.identifier ?? "model.onnx.json", bytes: model },
-    attachment: attachment ? { identifier: graph.result.attachment ?? "model.attachment.json", bytes: attachment } : undefined,
+    viewer,
+    get rendered() {
+      return frame.rendered;
+    },
+    get startupErrors() {
+      return frame.startupErrors;
+    },
+    select: (nodeId) => frame.select(nodeId),
+    replace,
+    dispose: () => frame.dispose(),
   };
 }
 
-class NetronViewer implements ViewerFrame {
-  readonly viewer = "netron";
-  constructor(private readonly frame: NetronFrame) {}
-  get rendered() {
-    return this.frame.rendered;
-  }
-  get startupErrors() {
-    return this.frame.startupErrors;
-  }
-  select(nodeId: string) {
-    this.frame.select(nodeId);
-  }
-  replace(graph: Response<GraphHeader>): Promise<number> {
-    return netronFiles(graph).then(({ model, attachment }) => {
-      this.frame.setOverlay(graph.result.overlay ?? null); // kept by the frame for the graph it opens next
-      return this.frame.open(model, attachment);
-    });
-  }
-  dispose() {
-    this.frame.dispose();
-  }
+async function netronFiles(reply: NetronGraphReply, buffers: DataView[]) {
+  const [model, attachment] = await Promise.all(buffers.map((buffer) => gunzip(buffer)));
+  return {
+    model: { identifier: reply.identifier, bytes: model },
+    attachment: attachment ? { identifier: reply.attachment, bytes: attachment } : undefined,
+  };
 }
 
 /** What a viewer frame tells the widget. */
@@ -94,35 +54,51 @@ export interface ViewerEvents {
   onNotice?: (text: string) => void;
 }
 
+/** The reply as `kind` expects it: a reply of another viewer than the frame's is a kernel mix-up. */
+function expect<K extends GraphReply["kind"]>(reply: GraphReply, ...kinds: K[]): Extract<GraphReply, { kind: K }> {
+  if (!(kinds as string[]).includes(reply.kind))
+    throw new Error(`The kernel sent a ${reply.kind} graph to a ${kinds.join(" or ")} view. Re-run the cell.`);
+  return reply as Extract<GraphReply, { kind: K }>;
+}
+
 export async function createViewer(
-  viewer: string,
+  viewer: Viewer,
   container: HTMLElement,
   bundle: AssetBundle,
-  graph: Response<GraphHeader>,
+  graph: Graph,
   { onSelect, onContextLost, onNotice }: ViewerEvents,
 ): Promise<ViewerFrame> {
   if (viewer === "netron") {
-    const { model, attachment } = await netronFiles(graph);
+    const reply = expect(graph.reply, "netron");
+    const { model, attachment } = await netronFiles(reply, graph.buffers);
     const frame = new NetronFrame(container, { bundle, model, attachment, onSelect, onNotice });
-    frame.setOverlay(graph.result.overlay ?? null);
-    return new NetronViewer(frame);
+    frame.setOverlay(reply.overlay);
+    return viewerFrame(viewer, frame, (next) => {
+      const nextReply = expect(next.reply, "netron");
+      return netronFiles(nextReply, next.buffers).then(({ model, attachment }) => {
+        frame.setOverlay(nextReply.overlay); // kept by the frame for the graph it opens next
+        return frame.open(model, attachment);
+      });
+    });
   }
+  const reply = expect(graph.reply, "model-explorer", "model-explorer-diff");
   const texts = await Promise.all(graph.buffers.map((buffer) => gunzipText(buffer)));
-  if (graph.result.panes) {
-    const count = graph.result.panes.length;
-    const panes = graph.result.panes.map((pane, i) => ({ label: pane.label, graphJson: texts[i] }));
-    const nodeData = (graph.result.paneNodeData ?? []).map((data, i) => ({ name: data.name, pane: data.pane, json: texts[count + i] }));
-    return new ModelExplorerViewer(new ModelExplorerFrame(container, { bundle, panes, nodeData, onSelect, onContextLost }));
+  // A fresh frame for a new graph keeps the app's view state consistent with the new collection.
+  const fresh = () => null;
+  if (reply.kind === "model-explorer-diff") {
+    const count = reply.panes.length;
+    const panes = reply.panes.map((pane, i) => ({ label: pane.label, graphJson: texts[i] }));
+    const nodeData = reply.paneNodeData.map((data, i) => ({ name: data.name, pane: data.pane, json: texts[count + i] }));
+    return viewerFrame(viewer, new ModelExplorerFrame(container, { bundle, panes, nodeData, onSelect, onContextLost }), fresh);
   }
   const [graphJson, nodeDataJson] = texts;
-  const nodeData = graph.result.nodeData && nodeDataJson ? [{ name: graph.result.nodeData.name, json: nodeDataJson, pane: 0 }] : [];
-  return new ModelExplorerViewer(
-    new ModelExplorerFrame(container, {
-      bundle,
-      panes: [{ label: graph.result.label ?? "graph", graphJson }],
-      nodeData,
-      onSelect,
-      onContextLost,
-    }),
-  );
+  const nodeData = reply.nodeData && nodeDataJson ? [{ name: reply.nodeData.name, json: nodeDataJson, pane: 0 }] : [];
+  const frame = new ModelExplorerFrame(container, {
+    bundle,
+    panes: [{ label: reply.label || "graph", graphJson }],
+    nodeData,
+    onSelect,
+    onContextLost,
+  });
+  return viewerFrame(viewer, frame, fresh);
 }

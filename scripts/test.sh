@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets everything up (scripts/setup.sh test) and runs every check and test:
-# lint and types (ruff, mypy, tsc), JS unit tests (vitest), Python tests (pytest), end-to-end tests
+# lint and types (ruff, mypy, tsc, biome), JS unit tests (vitest), Python tests (pytest), end-to-end tests
 # in a real JupyterLab and headless Chromium, the wheel's contents, and the example notebooks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +16,8 @@ echo "== mypy"
 mypy
 echo "== tsc"
 npx tsc --noEmit -p .
+echo "== biome (format and lint of js/ and tests/js/)"
+npx biome ci js tests/js
 echo "== vitest"
 npx vitest run
 echo "== wheel contains the bundle"

@@ -1,7 +1,8 @@
 // Runs Google's Model Explorer web app (from the installed Python package, delivered by the kernel)
 // in a srcdoc frame inside the cell, and speaks its postMessage protocol.
-import { blobUrl, mimeOf, type AssetBundle } from "../assets";
-import { buildDocument, encodeQuery, entryNames, JSON_ADAPTER, rewriteFontFaces, type StartQuery } from "./document";
+import { blobUrl, filesWithRole, mimeOf, textWithRole, type AssetBundle } from "../assets";
+import { FrameBridge, type FrameMessage } from "../frame-bridge";
+import { buildDocument, encodeQuery, JSON_ADAPTER, rewriteFontFaces, type StartQuery } from "./document";
 import {
   ME_NODE_SELECTED,
   ME_READY,
@@ -26,27 +27,25 @@ interface PreparedApp {
 
 const prepared = new Map<string, PreparedApp>();
 
+/** The app asks for its atlases by bare name; the bundle keeps them under static_files/. */
+const bareName = (name: string) => name.slice(name.lastIndexOf("/") + 1);
+
 function prepare(bundle: AssetBundle): PreparedApp {
   const cached = prepared.get(bundle.key);
   if (cached) return cached;
-  const text = (name: string) => new TextDecoder().decode(bundle.files.get(name));
-  const indexHtml = text("index.html");
+  const bytes = (name: string) => bundle.files.get(name) as Uint8Array;
   const fontUrls: Record<string, string> = {};
+  for (const name of filesWithRole(bundle, "font")) fontUrls[name] = blobUrl(bytes(name), mimeOf(name));
   const shimUrls: Record<string, string> = {};
-  for (const [name, data] of bundle.files) {
-    if (name.endsWith(".woff2")) fontUrls[name] = blobUrl(data, mimeOf(name));
-    else if (name.startsWith("static_files/")) shimUrls[name.slice("static_files/".length)] = blobUrl(data, mimeOf(name));
-    else if (/^worker-[A-Za-z0-9]+\.js$/.test(name)) shimUrls[name] = blobUrl(data, mimeOf(name));
+  for (const name of [...filesWithRole(bundle, "data"), ...filesWithRole(bundle, "worker")]) {
+    shimUrls[bareName(name)] = blobUrl(bytes(name), mimeOf(name));
   }
   const entryUrls: Record<string, string> = {};
-  for (const name of entryNames(indexHtml)) {
-    const data = bundle.files.get(name);
-    if (!data) throw new Error(`The Model Explorer bundle lacks ${name}, which index.html loads.`);
-    entryUrls[name] = name.endsWith(".css")
-      ? blobUrl(rewriteFontFaces(text(name), fontUrls), "text/css")
-      : blobUrl(data, mimeOf(name));
+  for (const name of filesWithRole(bundle, "style")) {
+    entryUrls[name] = blobUrl(rewriteFontFaces(new TextDecoder().decode(bytes(name)), fontUrls), "text/css");
   }
-  const app = { indexHtml, entryUrls, fontUrls, shimUrls };
+  for (const name of filesWithRole(bundle, "entry")) entryUrls[name] = blobUrl(bytes(name), mimeOf(name));
+  const app = { indexHtml: textWithRole(bundle, "page"), entryUrls, fontUrls, shimUrls };
   prepared.set(bundle.key, app);
   return app;
 }
@@ -123,19 +122,18 @@ function urlName(name: string): string {
   return name.replace(/\//g, "\u2215");
 }
 
-export class ModelExplorerFrame {
-  readonly iframe: HTMLIFrameElement;
+export class ModelExplorerFrame extends FrameBridge {
   /** Resolves with milliseconds from frame creation to the first drawn graph. */
   readonly rendered: Promise<number>;
-  private lastSelected = "";
-  private errors: string[] = [];
-  private readonly onMessage = (event: MessageEvent) => this.receive(event);
   private resolveRendered!: (ms: number) => void;
   private rejectRendered!: (error: Error) => void;
-  private appReady = false;
-  private pendingSelect = "";
 
-  constructor(container: HTMLElement, private readonly options: ModelExplorerFrameOptions) {
+  constructor(
+    container: HTMLElement,
+    private readonly options: ModelExplorerFrameOptions,
+  ) {
+    // Not sandboxed: the app's WebGL and workers need this page's origin (a srcdoc frame inherits it).
+    super({ title: "Model Explorer", sandboxed: false, onSelect: options.onSelect });
     this.rendered = new Promise((resolve, reject) => {
       this.resolveRendered = resolve;
       this.rejectRendered = reject;
@@ -152,57 +150,20 @@ export class ModelExplorerFrame {
         query: encodeQuery(startQuery(options.panes, options.nodeData)),
       },
     });
-    this.iframe = document.createElement("iframe");
-    this.iframe.className = "tlw-frame";
-    this.iframe.title = "Model Explorer";
-    window.addEventListener("message", this.onMessage);
-    this.iframe.srcdoc = html;
-    container.appendChild(this.iframe);
+    this.start(container, html);
   }
 
-  /** Errors the app reported while starting (shown if it never draws). */
-  get startupErrors(): readonly string[] {
-    return this.errors;
-  }
-
-  select(nodeId: string): void {
-    if (!nodeId || nodeId === this.lastSelected) return;
-    if (!this.appReady) {
-      this.pendingSelect = nodeId; // applied once the app can take messages
-      return;
-    }
-    this.lastSelected = nodeId;
+  protected postSelect(nodeId: string): void {
     this.post({ cmd: ME_SELECT_NODE, nodeId });
   }
 
-  dispose(): void {
-    window.removeEventListener("message", this.onMessage);
-    this.iframe.remove();
-  }
-
-  private post(message: Record<string, unknown>): void {
-    // Delivered only while the frame's document has this page's origin (a srcdoc frame inherits it).
-    // A page with an opaque origin (a saved file opened from disk) cannot name it: "*" there.
-    this.iframe.contentWindow?.postMessage(message, window.origin === "null" ? "*" : window.origin);
-  }
-
-  private receive(event: MessageEvent): void {
-    // Only our own frame, with this page's origin: every other frame on the page (other widgets, a
-    // frame in another output) is ignored.
-    if (event.source !== this.iframe.contentWindow || event.origin !== window.origin) return;
-    if (typeof event.data !== "object" || !event.data) return;
-    const message = event.data as { cmd?: string; [key: string]: unknown };
+  protected receive(message: FrameMessage): void {
     switch (message.cmd) {
       case SHIM_FETCH:
         this.answer(message as unknown as ShimFetchRequest);
         break;
       case ME_READY:
-        this.appReady = true;
-        if (this.pendingSelect) {
-          const nodeId = this.pendingSelect;
-          this.pendingSelect = "";
-          this.select(nodeId);
-        }
+        this.becomeSelectable();
         break;
       case SHIM_RENDERED:
         this.resolveRendered(Number(message.ms));
@@ -222,14 +183,9 @@ export class ModelExplorerFrame {
         // A canvas that is not in the page (the app's WebGL capability probe) blanks nothing.
         if (message.shown) this.options.onContextLost?.();
         break;
-      case ME_NODE_SELECTED: {
-        const nodeId = String(message.nodeId ?? "");
-        if (nodeId && nodeId !== this.lastSelected) {
-          this.lastSelected = nodeId;
-          this.options.onSelect(nodeId);
-        }
+      case ME_NODE_SELECTED:
+        this.selectedInFrame(String(message.nodeId ?? ""));
         break;
-      }
     }
   }
 

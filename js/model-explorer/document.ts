@@ -33,7 +33,7 @@ export interface StartQuery {
 }
 
 export function encodeQuery(query: StartQuery): string {
-  return "data=" + encodeURIComponent(JSON.stringify(query));
+  return `data=${encodeURIComponent(JSON.stringify(query))}`;
 }
 
 /**
@@ -50,7 +50,10 @@ export function rewriteFontFaces(css: string, fontUrls: Record<string, string>):
 
 /** JSON for a <script> body: "<" escaped so no string can close the element. */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 }
 
 export interface DocumentParts {
@@ -76,7 +79,7 @@ export function buildDocument(parts: DocumentParts): string {
     .replace(/<link rel="preconnect"[^>]*>/g, "")
     .replace(/<link rel="(shortcut )?icon"[^>]*>/g, "")
     .replace(/<style>([\s\S]*?)<\/style>/g, (_all, css: string) => `<style>${rewriteFontFaces(css, parts.fontUrls)}</style>`);
-  if (!html.includes('<base href="/">')) throw new Error("Model Explorer index.html has no <base href=\"/\">: unsupported build");
+  if (!html.includes('<base href="/">')) throw new Error('Model Explorer index.html has no <base href="/">: unsupported build');
   html = html.replace('<base href="/">', head);
   for (const [name, url] of Object.entries(parts.entryUrls)) {
     const attribute = new RegExp(`(src|href)="${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}"`, "g");
@@ -84,13 +87,4 @@ export function buildDocument(parts: DocumentParts): string {
     html = html.replace(attribute, `$1="${url}"`);
   }
   return html;
-}
-
-/** Names of the stylesheet and entry scripts that index.html loads. */
-export function entryNames(indexHtml: string): string[] {
-  const names = new Set<string>();
-  for (const match of indexHtml.matchAll(/(?:src|href)="((?:main|polyfills)-[A-Za-z0-9]+\.js|styles-[A-Za-z0-9]+\.css)"/g)) {
-    names.add(match[1]);
-  }
-  return [...names];
 }

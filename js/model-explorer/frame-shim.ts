@@ -24,7 +24,7 @@ declare global {
   const assetUrl = (url: unknown): string | undefined => {
     if (typeof url !== "string") return undefined;
     const name = url.startsWith(ASSET_BASE) ? url.slice(ASSET_BASE.length).replace(/^\/+/, "") : url;
-    return Object.prototype.hasOwnProperty.call(config.urls, name) ? config.urls[name] : undefined;
+    return Object.hasOwn(config.urls, name) ? config.urls[name] : undefined;
   };
   // Only to a parent of this frame's own origin (the notebook page: this srcdoc frame inherits it). A
   // page with an opaque origin (a saved file opened from disk) cannot be named: "*" there.
@@ -71,7 +71,10 @@ declare global {
       get: () => assigned,
       set(value: ((event: MessageEvent) => unknown) | null) {
         assigned = typeof value === "function" ? value : null;
-        onmessage.set!.call(window, assigned ? (event: MessageEvent) => (trusted(event) ? assigned!.call(window, event) : undefined) : null);
+        onmessage.set!.call(
+          window,
+          assigned ? (event: MessageEvent) => (trusted(event) ? assigned!.call(window, event) : undefined) : null,
+        );
       },
     });
   }
@@ -131,7 +134,7 @@ declare global {
     if (path === "/api/v1/get_extensions") return Promise.resolve(jsonResponse(config.extensions));
     if (path === "/api/v1/check_new_version") return Promise.resolve(jsonResponse({}));
     if (/^\/(api|apipost)\/v1\//.test(path)) return askParent(url);
-    return Promise.resolve(new Response("not available offline: " + url, { status: 404 }));
+    return Promise.resolve(new Response(`not available offline: ${url}`, { status: 404 }));
   };
 
   // The app listens for server pushes on an EventSource; a relative URL in this document throws.
@@ -151,7 +154,10 @@ declare global {
   const memory = new WeakMap<Storage, Map<string, string>>();
   const store = (storage: Storage) => {
     let entries = memory.get(storage);
-    if (!entries) memory.set(storage, (entries = new Map()));
+    if (!entries) {
+      entries = new Map();
+      memory.set(storage, entries);
+    }
     return entries;
   };
   Object.assign(Storage.prototype, {
@@ -252,7 +258,11 @@ declare global {
   }, 50);
   // An uncaught error of the layout worker reaches this window with the worker's URL: the graph will
   // never be drawn, so say so now instead of after the draw time-out.
-  const workerUrls = new Set(Object.keys(config.urls).filter((name) => name.startsWith("worker-")).map((name) => config.urls[name]));
+  const workerUrls = new Set(
+    Object.keys(config.urls)
+      .filter((name) => name.startsWith("worker-"))
+      .map((name) => config.urls[name]),
+  );
   window.addEventListener("error", (event) => {
     const fatal = workerUrls.has(String(event.filename ?? ""));
     post({ cmd: SHIM_FAILED, message: String(event.message || event.error), fatal });

@@ -33,21 +33,6 @@ export interface NetronFrameConfig {
 /** Bare specifier prefix the import map resolves: `netron/view.js` -> blob: URL. */
 export const MODULE_PREFIX = "netron/";
 
-/** Netron's ES modules the widget delivers (the rest of the bundle is CSS, HTML and the worker). */
-export const NETRON_MODULES = [
-  "view.js",
-  "base.js",
-  "grapher.js",
-  "zip.js",
-  "json.js",
-  "text.js",
-  "onnx.js",
-  "protobuf.js",
-  "onnx-proto.js",
-  "dagre.js",
-  "flatbuffers.js",
-] as const;
-
 // `from './x.js'`, `import('./x.js')` and `import './x.js'`: the only relative specifiers Netron uses.
 const RELATIVE_IMPORT = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])\.\/([A-Za-z0-9_.-]+\.js)\2/g;
 
@@ -58,7 +43,10 @@ const RELATIVE_IMPORT = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])\.\/([A-Z
  * where import maps do not apply).
  */
 export function rewriteModule(text: string, resolve: (file: string) => string = (file) => MODULE_PREFIX + file): string {
-  return text.replace(RELATIVE_IMPORT, (_match, prefix: string, quote: string, file: string) => `${prefix}${quote}${resolve(file)}${quote}`);
+  return text.replace(
+    RELATIVE_IMPORT,
+    (_match, prefix: string, quote: string, file: string) => `${prefix}${quote}${resolve(file)}${quote}`,
+  );
 }
 
 /** The files a module imports relatively, in order of appearance. */
@@ -71,11 +59,6 @@ export function importMap(urls: Record<string, string>): { imports: Record<strin
   const imports: Record<string, string> = {};
   for (const [file, url] of Object.entries(urls)) imports[MODULE_PREFIX + file] = url;
   return { imports };
-}
-
-/** Netron's version as its index.html declares it. */
-export function netronVersion(indexHtml: string): string {
-  return indexHtml.match(/<meta name="version" content="([^"]*)">/)?.[1] ?? "0.0.0";
 }
 
 /** Text safe inside a <script> element: no `</script` can close it early. */
@@ -112,9 +95,7 @@ export function buildFrameDocument(parts: FrameDocumentParts): string {
   const style = parts.indexHtml.match(/<style>([\s\S]*?)<\/style>/)?.[1];
   const bodyMatch = parts.indexHtml.match(/<body([^>]*)>([\s\S]*)<\/body>/);
   if (style === undefined || !bodyMatch) throw new Error("Netron's index.html has no <style> or <body>: unsupported netron build");
-  const body = bodyMatch[2]
-    .replace(/<script[\s\S]*?<\/script>/gi, "")
-    .replace(/\shref="(?:https?:)?\/\/[^"]*"/gi, "");
+  const body = bodyMatch[2].replace(/<script[\s\S]*?<\/script>/gi, "").replace(/\shref="(?:https?:)?\/\/[^"]*"/gi, "");
   return [
     "<!DOCTYPE html>",
     '<html lang="en">',

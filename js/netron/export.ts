@@ -39,7 +39,8 @@ export function checkExport(message: { file?: unknown; blob?: unknown }, gesture
   const extension = message.file.match(/\.([A-Za-z0-9]+)$/)?.[1]?.toLowerCase() ?? "";
   const type = EXPORT_TYPES[extension];
   if (!type) return { ok: false, reason: `only .png and .svg images are exported, not '${message.file.slice(-20)}'` };
-  if (!ACCEPTED_TYPES[extension].includes(message.blob.type)) return { ok: false, reason: `a .${extension} file must be ${type}, not '${message.blob.type}'` };
+  if (!ACCEPTED_TYPES[extension].includes(message.blob.type))
+    return { ok: false, reason: `a .${extension} file must be ${type}, not '${message.blob.type}'` };
   // The download carries the canonical type, whatever alias the frame used.
   return { ok: true, name: sanitiseName(message.file, extension), type };
 }

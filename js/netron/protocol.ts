@@ -15,19 +15,14 @@ export const NETRON_RENDERED = "tlw-netron-rendered";
 export const NETRON_FAILED = "tlw-netron-failed";
 /** Parent -> frame: select, reveal and show the properties of a node by its Netron name. */
 export const NETRON_SELECT = "tlw-netron-select";
-/** Frame -> parent: outcome of a select request (found or not, and where). */
-export const NETRON_SELECT_DONE = "tlw-netron-select-done";
 /** Frame -> parent: the user activated a node (click, find sidebar, sidebar link). */
 export const NETRON_SELECTED = "tlw-netron-selected";
 /** Frame -> parent: Netron's "Export as PNG/SVG"; the sandboxed frame cannot download itself. */
 export const NETRON_EXPORT = "tlw-netron-export";
 /** Parent -> frame: colour node boxes by a value per node, with a legend (null clears). */
 export const NETRON_OVERLAY = "tlw-netron-overlay";
-/** Frame -> parent: the overlay was (re)applied to the graph on screen, with what it coloured. */
-export const NETRON_OVERLAY_APPLIED = "tlw-netron-overlay-applied";
 
-export type { NetronOverlay } from "./overlay";
-import type { NetronOverlay } from "./overlay";
+import type { NetronOverlay } from "../protocol";
 
 export interface NetronBootMessage {
   cmd: typeof NETRON_BOOT;
@@ -35,7 +30,7 @@ export interface NetronBootMessage {
   modules: Record<string, string>;
   /** worker.js as shipped (the frame points its dagre import at its own blob URL); null: no worker. */
   worker: string | null;
-  /** Netron's version (from index.html), shown in its About page. */
+  /** Netron's version (the installed package's), shown in its About page. */
   version: string;
 }
 
@@ -66,15 +61,6 @@ export interface NetronSelectMessage {
   name: string;
 }
 
-export interface NetronSelectDoneMessage {
-  cmd: typeof NETRON_SELECT_DONE;
-  name: string;
-  ok: boolean;
-  /** Names of the graphs from the root down to the one holding the node ("" for the root). */
-  path: string[];
-  error?: string;
-}
-
 export interface NetronSelectedMessage {
   cmd: typeof NETRON_SELECTED;
   /** Netron node name: the torchlens label, or the module address of a module-call box. */
@@ -102,24 +88,4 @@ export interface NetronExportMessage {
 export interface NetronOverlayMessage {
   cmd: typeof NETRON_OVERLAY;
   overlay: NetronOverlay | null;
-}
-
-/**
- * Sent each time the frame colours a graph: after an overlay message, and after every redraw with
- * an overlay set (open, drilling into or out of a module call, expanding a block).
- */
-export interface NetronOverlayAppliedMessage {
-  cmd: typeof NETRON_OVERLAY_APPLIED;
-  /** False once the overlay was cleared. */
-  active: boolean;
-  /** Node boxes on screen that got a colour. */
-  coloured: number;
-  /** Node boxes on screen without a value (hatched). */
-  missing: number;
-  /** Overlay values whose name is not on screen (other graphs, other granularities): ignored. */
-  offscreen: number;
-  /** Values dropped as not finite numbers. */
-  dropped: number;
-  /** Name of the graph on screen ("" for the root). */
-  graph: string;
 }

@@ -5,6 +5,14 @@ import { clearPageCache, FakeWidgetModel, gzipped } from "./fake-widget-model";
 
 const ME = "model-explorer@0.1.33:aaaa";
 const NETRON = "netron@8.0.0:bbbb";
+/** An assets reply with one file, the page. */
+const pageReply = (key: string) => ({
+  key,
+  viewer: key.split("@")[0],
+  version: "0",
+  encoding: "gzip",
+  files: [{ name: "index.html", role: "page" }],
+});
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 afterEach(clearPageCache);
@@ -16,7 +24,7 @@ describe("the page's asset cache", () => {
     const pending = getAssets(ME, "model-explorer", channel);
     const [request] = model.requests("assets");
     expect(request.params).toEqual({ key: ME, viewer: "model-explorer" });
-    model.answer(request, { key: ME, names: ["index.html"], encoding: "gzip" }, [gzipped("<html>me</html>")]);
+    model.answer(request, pageReply(ME), [gzipped("<html>me</html>")]);
     const bundle = await pending;
     expect(new TextDecoder().decode(bundle.files.get("index.html"))).toBe("<html>me</html>");
     expect(await getAssets(ME, "model-explorer", new KernelChannel(model))).toBe(bundle);
@@ -28,12 +36,12 @@ describe("the page's asset cache", () => {
     const model = new FakeWidgetModel();
     const channel = new KernelChannel(model);
     const pending = getAssets(ME, "model-explorer", channel);
-    model.answer(model.requests("assets")[0], { key: NETRON, names: ["index.html"], encoding: "gzip" }, [gzipped("netron")]);
+    model.answer(model.requests("assets")[0], pageReply(NETRON), [gzipped("netron")]);
     await expect(pending).rejects.toThrow(`request for viewer assets ${ME} with ${NETRON}; nothing was cached`);
     const again = getAssets(ME, "model-explorer", channel);
     const requests = model.requests("assets");
     expect(requests).toHaveLength(2); // asked again: the bad reply was not kept
-    model.answer(requests[1], { key: ME, names: ["index.html"], encoding: "gzip" }, [gzipped("me")]);
+    model.answer(requests[1], pageReply(ME), [gzipped("me")]);
     expect((await again).key).toBe(ME);
   });
 
@@ -49,7 +57,7 @@ describe("the page's asset cache", () => {
     await flush();
     const requests = model.requests("assets");
     expect(requests.map((r) => r.channel)).toEqual([closing.id, staying.id]);
-    model.answer(requests[1], { key: ME, names: ["index.html"], encoding: "gzip" }, [gzipped("me")]);
+    model.answer(requests[1], pageReply(ME), [gzipped("me")]);
     expect((await second).key).toBe(ME);
   });
 

@@ -110,7 +110,7 @@ describe("KernelChannel with a busy kernel", () => {
     vi.useFakeTimers();
     const model = new FakeModel();
     const channel = new KernelChannel(model, () => true);
-    const pending = channel.request<string>("graph", {}, 1_000);
+    const pending = channel.request("graph", {}, 1_000);
     await vi.advanceTimersByTimeAsync(5_000);
     const { id } = model.sent[0] as { id: number };
     model.reply({ type: "response", channel: channel.id, id, ok: true, result: "late but fine" });
@@ -143,7 +143,10 @@ describe("KernelChannel with two views of one widget", () => {
     const channel = new KernelChannel(model);
     let settled = false;
     const pending = channel.request("graph", {}, 1_000);
-    pending.then(() => (settled = true), () => (settled = true));
+    pending.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     model.reply({ type: "response", id: 1, ok: true, result: "someone else's" });
     await vi.advanceTimersByTimeAsync(0);
     expect(settled).toBe(false);

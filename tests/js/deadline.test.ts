@@ -5,12 +5,24 @@ afterEach(() => vi.useRealTimers());
 
 describe("pausableDeadline", () => {
   it("resolves with the drawing time when the viewer draws", async () => {
-    await expect(pausableDeadline(Promise.resolve(42), () => true, () => new Error("late"), 1_000)).resolves.toBe(42);
+    await expect(
+      pausableDeadline(
+        Promise.resolve(42),
+        () => true,
+        () => new Error("late"),
+        1_000,
+      ),
+    ).resolves.toBe(42);
   });
 
   it("fails after the budget of displayed time", async () => {
     vi.useFakeTimers();
-    const result = pausableDeadline(new Promise<number>(() => {}), () => true, () => new Error("did not draw"), 2_000);
+    const result = pausableDeadline(
+      new Promise<number>(() => {}),
+      () => true,
+      () => new Error("did not draw"),
+      2_000,
+    );
     const caught = result.catch((error: Error) => error.message);
     await vi.advanceTimersByTimeAsync(2_000);
     expect(await caught).toBe("did not draw");
@@ -20,7 +32,12 @@ describe("pausableDeadline", () => {
     vi.useFakeTimers();
     let displayed = false;
     let settled = false;
-    const result = pausableDeadline(new Promise<number>(() => {}), () => displayed, () => new Error("late"), 2_000);
+    const result = pausableDeadline(
+      new Promise<number>(() => {}),
+      () => displayed,
+      () => new Error("late"),
+      2_000,
+    );
     result.catch(() => (settled = true));
     await vi.advanceTimersByTimeAsync(60_000); // a minute in a hidden tab
     expect(settled).toBe(false);

@@ -40,12 +40,16 @@ describe("fetchDrawInputs", () => {
     await vi.waitFor(() => expect(model.sent).toHaveLength(2));
     const [assets] = model.requests("assets");
     expect(assets.params).toEqual({ key: KEY, viewer: "model-explorer" });
-    model.answer(assets, { key: KEY, names: ["index.html"], encoding: "gzip" }, [gzipped("<html/>")]);
+    model.answer(
+      assets,
+      { key: KEY, viewer: "model-explorer", version: "0", encoding: "gzip", files: [{ name: "index.html", role: "page" }] },
+      [gzipped("<html/>")],
+    );
     model.answer(model.requests("graph")[0], { label: "m", encoding: "gzip" }, [gzipped("{}")]);
     const inputs = await pending;
     expect(inputs.viewer).toBe("model-explorer");
     expect(inputs.bundle.key).toBe(KEY);
-    expect(inputs.graph.result).toEqual({ label: "m", encoding: "gzip" });
+    expect(inputs.graph.reply).toEqual({ kind: "model-explorer", label: "m", nodeData: null });
     expect(opts.loading).toEqual(["model-explorer"]);
     expect(model.requests("assets")).toHaveLength(1);
   });

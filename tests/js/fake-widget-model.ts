@@ -2,7 +2,7 @@
 // messages, where the test plays the kernel (it reads what was sent and answers it).
 import { gzipSync } from "node:zlib";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Backbone-style handlers of any signature
+// biome-ignore lint/suspicious/noExplicitAny: Backbone-style handlers of any signature
 type Handler = (...args: any[]) => void;
 
 export interface SentRequest {

@@ -5,8 +5,6 @@ import {
   copyExpression,
   decodeUint32LE,
   describeCoverage,
-  formatNumber,
-  formatPercent,
   heatColor,
   heatmapCssSize,
   heatmapRGBA,
@@ -15,44 +13,27 @@ import {
   INSPECTOR_STYLES,
   NONFINITE_COLORS,
   statsRows,
-  type InspectorHeader,
-  type TensorStats,
 } from "../../js/inspector";
-
-describe("formatNumber", () => {
-  it("groups integers, keeps 4 significant digits, switches to exponent at the extremes", () => {
-    expect(formatNumber(1234567)).toBe("1,234,567");
-    expect(formatNumber(-1234567)).toBe("-1,234,567");
-    expect(formatNumber(0)).toBe("0");
-    expect(formatNumber(0.123456)).toBe("0.1235");
-    expect(formatNumber(-12.3456)).toBe("-12.35");
-    expect(formatNumber(1.5e-7)).toBe("1.500e-7");
-    expect(formatNumber(123456.5)).toBe("1.235e+5");
-  });
-  it("names the non-finite values and shows a dash for none", () => {
-    expect(formatNumber(Number.NaN)).toBe("NaN");
-    expect(formatNumber(Infinity)).toBe("+Inf");
-    expect(formatNumber(-Infinity)).toBe("-Inf");
-    expect(formatNumber(null)).toBe("–");
-    expect(formatNumber(undefined)).toBe("–");
-  });
-});
-
-describe("formatPercent", () => {
-  it("never rounds a non-zero fraction to 0", () => {
-    expect(formatPercent(0)).toBe("0%");
-    expect(formatPercent(1e-8)).toBe("<0.01%");
-    expect(formatPercent(0.5)).toBe("50%");
-    expect(formatPercent(0.12345)).toBe("12.3%");
-    expect(formatPercent(1)).toBe("100%");
-    expect(formatPercent(null)).toBe("–");
-  });
-});
+import type { PanelInspectReply, TensorStats } from "../../js/protocol";
 
 const STATS: TensorStats = {
-  count: 10, finite_count: 7, zero_count: 2, nan_count: 2, posinf_count: 1, neginf_count: 0,
-  zero_fraction: 0.2, nonfinite_fraction: 0.3, min: -1.5, max: 2, mean: 0.25, std: 1.125, std_correction: 1,
-  numel: 10, sample_size: 10, sampled: false, stride: 1,
+  count: 10,
+  finite_count: 7,
+  zero_count: 2,
+  nan_count: 2,
+  posinf_count: 1,
+  neginf_count: 0,
+  zero_fraction: 0.2,
+  nonfinite_fraction: 0.3,
+  min: -1.5,
+  max: 2,
+  mean: 0.25,
+  std: 1.125,
+  std_correction: 1,
+  numel: 10,
+  sample_size: 10,
+  sampled: false,
+  stride: 1,
 };
 
 describe("statistics text", () => {
@@ -75,7 +56,7 @@ describe("histogram", () => {
   it("decodes little-endian uint32 counts at any byte offset", () => {
     const bytes = new Uint8Array(1 + 12);
     const view = new DataView(bytes.buffer, 1, 12);
-    [1, 70000, 0xffffffff].forEach((v, i) => view.setUint32(i * 4, v, true));
+    for (const [i, v] of [1, 70000, 0xffffffff].entries()) view.setUint32(i * 4, v, true);
     expect(Array.from(decodeUint32LE(view))).toEqual([1, 70000, 0xffffffff]);
   });
   it("scales the tallest bin to the full height and keeps small non-zero bins visible", () => {
@@ -198,7 +179,8 @@ class FakeNode {
     this.attributes[name] = value;
   }
   addEventListener(event: string, listener: () => void) {
-    (this.listeners[event] ??= []).push(listener);
+    this.listeners[event] ??= [];
+    this.listeners[event].push(listener);
   }
   getContext() {
     return null; // the panel must cope without a 2-D context
@@ -218,7 +200,7 @@ function fakeDocument(): Document {
   } as unknown as Document;
 }
 
-function headerWith(hostile: string): InspectorHeader {
+function headerWith(hostile: string): PanelInspectReply {
   return {
     kind: "op",
     label: "linear_1_1:1",
@@ -239,8 +221,18 @@ function headerWith(hostile: string): InspectorHeader {
       stats: { ...STATS, count: 6, finite_count: 6, numel: 6, sample_size: 6 },
       histogram: { bins: 4, lo: -1, hi: 1, buffer: 0, dtype: "uint32le", total: 6 },
       heatmap: {
-        rows: 2, cols: 3, slice: "[:, :]", slice_shape: [2, 3], stride: [1, 1], sampled: false, pooled: false,
-        lo: -1, hi: 1, encoding: "uint8", buffer: 1, mask_buffer: null,
+        rows: 2,
+        cols: 3,
+        slice: "[:, :]",
+        slice_shape: [2, 3],
+        stride: [1, 1],
+        sampled: false,
+        pooled: false,
+        lo: -1,
+        hi: 1,
+        encoding: "uint8",
+        buffer: 1,
+        mask_buffer: null,
       },
     },
   };
@@ -290,7 +282,7 @@ describe("InspectorPanel", () => {
 
   it("module records show facts only", () => {
     const panel = new InspectorPanel(fakeDocument());
-    const header: InspectorHeader = { ...headerWith("t"), kind: "module", expression: 'log.modules["encoder"]', value: null };
+    const header: PanelInspectReply = { ...headerWith("t"), kind: "module", expression: 'log.modules["encoder"]', value: null };
     panel.update(header, []);
     const root = panel.root as unknown as FakeNode;
     expect(root.dataset.kind).toBe("module");
@@ -300,7 +292,9 @@ describe("InspectorPanel", () => {
 
   it("ships its styles scoped under .tlw-inspector", () => {
     expect(INSPECTOR_STYLES).toContain(".tlw-inspector");
-    for (const rule of INSPECTOR_STYLES.split("}").map((r) => r.trim()).filter(Boolean)) {
+    for (const rule of INSPECTOR_STYLES.split("}")
+      .map((r) => r.trim())
+      .filter(Boolean)) {
       expect(rule.startsWith(".tlw-insp") || rule.startsWith(".tlw-inspector")).toBe(true);
     }
   });

@@ -16,7 +16,12 @@ class FakeSignal<T> {
 }
 
 function fakeKernel(status = "idle") {
-  return { status, connectionStatus: "connected", statusChanged: new FakeSignal<string>(), connectionStatusChanged: new FakeSignal<string>() };
+  return {
+    status,
+    connectionStatus: "connected",
+    statusChanged: new FakeSignal<string>(),
+    connectionStatusChanged: new FakeSignal<string>(),
+  };
 }
 
 describe("watchKernel", () => {

@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  type DocumentParts,
-  buildDocument,
-  encodeQuery,
-  entryNames,
-  FRAME_CSP,
-  rewriteFontFaces,
-  scriptJson,
-} from "../../js/model-explorer/document";
+import { type DocumentParts, buildDocument, encodeQuery, FRAME_CSP, rewriteFontFaces, scriptJson } from "../../js/model-explorer/document";
 
 const INDEX = `<!--
 license
@@ -32,12 +24,6 @@ const parts = (): DocumentParts => ({
   fontUrls: { "static_files/material_icon.woff2": "blob:x/icons" },
   shim: { urls: { "worker-W.js": "blob:x/worker" }, query: "data=%7B%7D", extensions: [] },
   shimSource: "window.shimRan = true;",
-});
-
-describe("entryNames", () => {
-  it("finds the stylesheet and both entry scripts", () => {
-    expect(entryNames(INDEX).sort()).toEqual(["main-MAIN1.js", "polyfills-POLY1.js", "styles-ABC123.css"]);
-  });
 });
 
 describe("rewriteFontFaces", () => {

@@ -1,20 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  checkOverlay,
-  colourAt,
-  contrast,
-  formatValue,
-  gradientCss,
-  hex,
-  legendModel,
-  luminance,
-  MISSING,
-  nodeColour,
-  scalePosition,
-  textColour,
-  VIRIDIS,
-  type Rgb,
-} from "../../js/netron/overlay";
+import { colourAt, contrast, hex, luminance, textColour, VIRIDIS, type Rgb } from "../../js/colour";
+import { checkOverlay, gradientCss, legendModel, MISSING, nodeColour, scalePosition } from "../../js/netron/overlay";
 
 const overlay = {
   title: "time (ms per op)",
@@ -144,18 +130,6 @@ describe("text colour", () => {
 });
 
 describe("legend", () => {
-  it("formats values compactly", () => {
-    expect(formatValue(0)).toBe("0");
-    expect(formatValue(4.361629486083984)).toBe("4.36");
-    expect(formatValue(0.5)).toBe("0.5");
-    expect(formatValue(12)).toBe("12");
-    expect(formatValue(123456)).toBe("123000");
-    expect(formatValue(0.001234)).toBe("0.00123");
-    expect(formatValue(2e9)).toBe("2e+9");
-    expect(formatValue(0.000012)).toBe("1.2e-5");
-    expect(formatValue(-0.25)).toBe("-0.25");
-  });
-
   it("has a gradient through every stop", () => {
     const css = gradientCss();
     expect(css.startsWith("linear-gradient(to right, #440154 0%")).toBe(true);

@@ -1,13 +1,14 @@
 import { describe, expect, it, vi } from "vitest";
 import { KernelChannel } from "../../js/channel";
-import { RECORDING_FORMAT, ReplayModel, type Recording } from "../../js/offline";
+import { ReplayModel, type Recording } from "../../js/offline";
+import { parseGraphReply, RECORDING_FORMAT, type RequestMethod } from "../../js/protocol";
 
 function recording(): Recording {
   return {
     format: RECORDING_FORMAT,
     state: { overlay: "time", overlay_summary: "time on 3 of 3", selected_node: "", selected_label: "", _graph_rev: 1 },
     buffers: [btoa("graph"), btoa("time-values"), btoa("bytes-values"), btoa("hist")],
-    assets: { result: { key: "k", names: [] }, buffers: [] },
+    assets: { result: { key: "k", viewer: "model-explorer", version: "0", encoding: "gzip", files: [] }, buffers: [] },
     graphs: {
       "": { reply: { result: { label: "m" }, buffers: [0] }, summary: "" },
       time: { reply: { result: { label: "m", nodeData: { name: "time" } }, buffers: [0, 1] }, summary: "time on 3 of 3" },
@@ -25,11 +26,11 @@ describe("ReplayModel", () => {
   it("answers the view's requests from the recording, the graph for the current overlay", async () => {
     const model = new ReplayModel(recording());
     const channel = new KernelChannel(model);
-    const graph = await channel.request<{ nodeData?: { name: string } }>("graph");
-    expect(graph.result.nodeData?.name).toBe("time");
+    const graph = await channel.request("graph");
+    expect(parseGraphReply("model-explorer", graph.result, graph.buffers.length)).toMatchObject({ nodeData: { name: "time" } });
     expect(graph.buffers.map(text)).toEqual(["graph", "time-values"]);
     expect((await channel.request("inspect")).result).toEqual({ kind: "none", label: "" });
-    await expect(channel.request("reload")).rejects.toThrow("re-run the notebook");
+    await expect(channel.request("reload" as RequestMethod)).rejects.toThrow("re-run the notebook");
   });
 
   it("derives the label of a clicked node and inspects it, as the kernel would", async () => {

@@ -1,0 +1,37 @@
+// The diff view (tlw.diff): two captures side by side, no overlay control (the diff colours the
+// panes), its summary and largest deltas, and three inspectors under the panes: the selection in
+// capture a, in capture b, and what changed between them.
+import type { TraitsModel, ViewKind } from "./graph-view";
+import { InspectorPanel } from "./inspector";
+
+const selectedLabels = (model: TraitsModel): [string, string] => model.get("selected_labels") ?? ["", ""];
+
+export const diffView: ViewKind = {
+  attachInspectors(view, model) {
+    const panels = [new InspectorPanel(), new InspectorPanel(), new InspectorPanel()];
+    view.root.dataset.kind = "diff";
+    const side = document.createElement("div");
+    side.className = "tlw-side";
+    side.append(...panels.map((panel) => panel.root));
+    view.attachSide(side);
+    view.hideOverlayControl();
+    view.setHeight(model.get("height"));
+    return panels;
+  },
+  selectedText(model) {
+    const [a, b] = selectedLabels(model);
+    return a === b ? a : `${a || "(not in a)"} | ${b || "(not in b)"}`;
+  },
+  comparison: (model) => model.get("summary")?.line,
+  inspectLabels(model) {
+    const [a, b] = selectedLabels(model);
+    return [a, b, a || b];
+  },
+  missingLabel: (side) => `Capture ${"ab"[side]} has no such node.`,
+  chips: (model, select) =>
+    (model.get("summary")?.top ?? []).map((entry) => ({
+      text: `${entry.label} ${entry.value.toPrecision(3)}`,
+      onClick: () => select(entry.node_id), // as a click in a pane
+    })),
+  contexts: 2,
+};

@@ -1,0 +1,17 @@
+// The explore view (tlw.explore): one graph, its overlay control, one inspector beside it.
+import type { TraitsModel, ViewKind } from "./graph-view";
+import { InspectorPanel } from "./inspector";
+
+export const exploreView: ViewKind = {
+  attachInspectors(view) {
+    const panel = new InspectorPanel();
+    view.attachSide(panel.root);
+    return [panel];
+  },
+  selectedText: (model: TraitsModel) => model.get("selected_label"),
+  comparison: (model) => model.get("baseline_summary")?.line,
+  inspectLabels: (model) => [model.get("selected_label")],
+  missingLabel: () => null,
+  chips: () => [],
+  contexts: 1,
+};

@@ -1,0 +1,111 @@
+// What the page side of every viewer frame does alike: a srcdoc frame in the cell, its postMessage
+// traffic (only its own frame is heard), the errors it reported while starting, and the selection
+// in both directions (a select before the frame can take it waits; an echo of our own is dropped).
+// js/model-explorer/bridge.ts and js/netron/bridge.ts speak their frame's messages on top of it.
+
+/** A message from a frame: every one carries `cmd`. */
+export interface FrameMessage {
+  cmd?: unknown;
+  [key: string]: unknown;
+}
+
+export interface FrameBridgeOptions {
+  /** The frame's title (what a screen reader says). */
+  title: string;
+  /** sandbox="allow-scripts": the frame gets an opaque origin, isolated from the notebook's. */
+  sandboxed: boolean;
+  /** Called with a node id the user selected in the frame. */
+  onSelect: (nodeId: string) => void;
+}
+
+export abstract class FrameBridge {
+  readonly iframe: HTMLIFrameElement;
+  /** Resolves with milliseconds until the first graph is drawn; rejects if it cannot be. */
+  abstract readonly rendered: Promise<number>;
+  protected readonly errors: string[] = [];
+  private readonly listener = (event: MessageEvent) => this.hear(event);
+  private lastSelected = "";
+  private pendingSelect = "";
+  private selectable = false;
+
+  protected constructor(private readonly bridgeOptions: FrameBridgeOptions) {
+    this.iframe = document.createElement("iframe");
+    this.iframe.className = "tlw-frame";
+    this.iframe.title = bridgeOptions.title;
+    if (bridgeOptions.sandboxed) this.iframe.setAttribute("sandbox", "allow-scripts");
+  }
+
+  /** Errors the viewer reported while starting (shown if it never draws). */
+  get startupErrors(): readonly string[] {
+    return this.errors;
+  }
+
+  /** Selects a node in the frame (now, or once the frame can take it). */
+  select(nodeId: string): void {
+    if (!nodeId || nodeId === this.lastSelected) return;
+    if (!this.selectable) {
+      this.pendingSelect = nodeId;
+      return;
+    }
+    this.lastSelected = nodeId;
+    this.postSelect(nodeId);
+  }
+
+  dispose(): void {
+    window.removeEventListener("message", this.listener);
+    this.iframe.remove();
+  }
+
+  /** Loads `html` into the frame and puts it in `container`. */
+  protected start(container: HTMLElement, html: string): void {
+    window.addEventListener("message", this.listener);
+    this.iframe.srcdoc = html;
+    container.appendChild(this.iframe);
+  }
+
+  /** The frame can take selections now: the one asked for meanwhile is sent. */
+  protected becomeSelectable(): void {
+    this.selectable = true;
+    const nodeId = this.pendingSelect;
+    this.pendingSelect = "";
+    if (nodeId) this.select(nodeId);
+  }
+
+  /** A new graph replaces the one on screen: nothing is selected in it yet. */
+  protected forgetSelection(): void {
+    this.lastSelected = "";
+  }
+
+  /** The user selected `nodeId` in the frame: passed on, unless it echoes our own select. */
+  protected selectedInFrame(nodeId: string): void {
+    if (!nodeId || nodeId === this.lastSelected) return;
+    this.lastSelected = nodeId;
+    this.bridgeOptions.onSelect(nodeId);
+  }
+
+  /**
+   * Posts to the frame's window only. A sandboxed frame's origin is opaque and no target origin can
+   * name it: "*" there (the frame checks that messages come from this page's origin). A srcdoc frame
+   * otherwise has this page's origin, which a page with an opaque origin (a saved file opened from
+   * disk) cannot name either.
+   */
+  protected post(message: FrameMessage, transfer: Transferable[] = []): void {
+    const target = this.bridgeOptions.sandboxed || window.origin === "null" ? "*" : window.origin;
+    this.iframe.contentWindow?.postMessage(message, target, transfer);
+  }
+
+  protected abstract postSelect(nodeId: string): void;
+
+  /** A message from this bridge's own frame. */
+  protected abstract receive(message: FrameMessage): void;
+
+  private hear(event: MessageEvent): void {
+    // Only our own frame: every other frame on the page (other widgets, a frame in another output)
+    // is ignored. A sandboxed frame's origin is opaque, "null", which is all the origin can say (the
+    // source check tells it apart from other opaque frames); any other has this page's origin.
+    const origin = this.bridgeOptions.sandboxed ? "null" : window.origin;
+    if (event.source !== this.iframe.contentWindow || event.origin !== origin) return;
+    if (typeof event.data !== "object" || !event.data) return;
+    this.receive(event.data as FrameMessage);
+  }
+}

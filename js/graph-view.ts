@@ -1,0 +1,281 @@
+// A widget's view, explore or diff: chrome + a viewer frame + inspectors, wired to the kernel model.
+// What differs between the two views is a ViewKind (js/explore-view.ts, js/diff-view.ts).
+import type { AnyModel } from "@anywidget/types";
+import { assetTransfers } from "./assets";
+import { KernelChannel } from "./channel";
+import { isDisplayed, pausableDeadline, RENDER_BUDGET_MS } from "./deadline";
+import { fetchDrawInputs } from "./draw-inputs";
+import { admit, contextsOf, release, trackVisibility, type BudgetEntry } from "./frame-budget";
+import { bufferEncodingFor } from "./host-transport";
+import type { InspectorPanel } from "./inspector";
+import { kernelOf, lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
+import { parseInspectReply } from "./protocol";
+import { followHostTheme } from "./theme";
+import type { WidgetTraits } from "./traits";
+import { createViewer, VIEWER_TITLES, type ViewerFrame } from "./viewers";
+import { WidgetView } from "./view";
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function nodeCount(info: WidgetTraits["_graph_info"]): number {
+  const sizes = Object.values(info.graphs ?? {});
+  return sizes.length ? sizes[0] : 0;
+}
+
+/** The error shown when a displayed viewer never drew (with what the viewer reported while starting). */
+function drawTimeout(frame: ViewerFrame): Error {
+  const reasons = frame.startupErrors.length ? `\nThe viewer reported: ${frame.startupErrors.join("; ")}` : "";
+  const title = VIEWER_TITLES[frame.viewer];
+  // Without a reported error the likeliest cause is no WebGL; with one, the error says more.
+  const hint = frame.viewer === "model-explorer" && !frame.startupErrors.length ? " (it needs WebGL in this browser)" : "";
+  return new Error(`${title} did not draw the graph within ${RENDER_BUDGET_MS / 1000} s on screen${hint}.${reasons}`);
+}
+
+/** The explore view or the diff view of a widget: what differs between them (js/explore-view.ts, js/diff-view.ts). */
+export interface ViewKind {
+  /** Creates this view's inspector panels and puts them beside (or under) the graph. */
+  attachInspectors(view: WidgetView, model: TraitsModel): InspectorPanel[];
+  /** The selection, as the status line says it. */
+  selectedText(model: TraitsModel): string;
+  /** The comparison the status line adds (a baseline's, a diff's summary), if any. */
+  comparison(model: TraitsModel): string | undefined;
+  /** The torchlens label each inspector panel shows ("" for none). */
+  inspectLabels(model: TraitsModel): string[];
+  /** What panel `side` says when it has no label although `labels` has some (null: it is cleared). */
+  missingLabel(side: number, labels: string[]): string | null;
+  /** The clickable entries under the toolbar (a diff's largest deltas). */
+  chips(model: TraitsModel, select: (nodeId: string) => void): { text: string; onClick: () => void }[];
+  /** WebGL contexts one Model Explorer frame of this view takes (panes side by side). */
+  contexts: number;
+}
+
+export type TraitsModel = AnyModel<WidgetTraits>;
+
+/** Draws a widget's view in `el` and keeps it in step with the model; returns what closes it. */
+export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKind): () => void {
+  const view = new WidgetView(el, model.get("height"));
+  const stopTheme = followHostTheme(view.root); // the viewer frames inherit the root's color-scheme
+  // Requests queue behind running cells: a busy kernel is waited for, not reported as gone.
+  const kernelBusy = () => kernelOf(model.widget_manager)?.status === "busy";
+  const channel = new KernelChannel(model, kernelBusy, bufferEncodingFor(model.widget_manager));
+  el.dataset.bufferEncoding = channel.encoding;
+  const inspectors = kind.attachInspectors(view, model);
+  let inspectGeneration = 0;
+  let frame: ViewerFrame | null = null;
+  let generation = 0; // bumped by every show(); a stale show() stops at its next await
+  let disposed = false;
+  let lost: KernelLoss | null = null; // the kernel restarted or died: this view is read-only
+  let paused = false; // off-screen, its frame freed for the page's WebGL budget (frame-budget.ts)
+
+  const report = (status: "loading" | "ready" | "error" | "paused", error = "") => {
+    if (lost) return; // nobody is listening any more
+    model.set("status", status);
+    model.set("error", error);
+    model.save_changes();
+  };
+  const statusText = () => {
+    const info = model.get("_graph_info");
+    const label = kind.selectedText(model);
+    const parts = [`${nodeCount(info)} nodes`, label ? `selected ${label}` : "click a node to select it"];
+    const comparison = kind.comparison(model);
+    if (comparison) parts.push(comparison.split("; largest:")[0]);
+    for (const warning of info.warnings ?? []) parts.push(`⚠ ${warning}`);
+    return parts.join(" · ");
+  };
+  const onSelect = (nodeId: string) => {
+    if (lost) return; // the viewer still highlights the node; there is no kernel to tell
+    model.set("selected_node", nodeId);
+    model.save_changes();
+  };
+
+  /** Draws the current graph; a later show() or a pause makes this one stop at its next await. */
+  async function show(): Promise<void> {
+    const mine = ++generation;
+    try {
+      await draw(mine);
+    } catch (error) {
+      if (mine === generation) fail(error); // a superseded draw's failure is nobody's business
+    }
+  }
+
+  async function draw(mine: number): Promise<void> {
+    const stale = () => disposed || mine !== generation;
+    view.clearError();
+    report("loading");
+    // Asks only once the kernel has said which assets and graph to show (VS Code can render first).
+    const { viewer, bundle, graph } = await fetchDrawInputs(model, channel, {
+      onWaiting: () => view.setStatus("Waiting for the kernel…", "loading"),
+      onLoading: (name) => {
+        const title = VIEWER_TITLES[name];
+        view.setTitle(title);
+        view.setStatus(`Loading ${title}…`, "loading");
+      },
+      counting: () => isDisplayed(view.root) && !kernelBusy(),
+      budgetMs: RENDER_BUDGET_MS,
+    });
+    if (stale()) return;
+    view.setStatus(`Laying out ${nodeCount(model.get("_graph_info"))} nodes…`, "loading");
+    const started = performance.now();
+    let rendered = frame && frame.viewer === viewer ? frame.replace(graph) : null;
+    if (!rendered) {
+      frame?.dispose();
+      frame = null;
+      const created = await createViewer(viewer, view.body, bundle, graph, {
+        onSelect,
+        onContextLost,
+        onNotice: (text) => view.setNotice(text),
+      });
+      if (stale()) {
+        created.dispose();
+        return;
+      }
+      frame = created;
+      rendered = created.rendered;
+      view.showPlaceholder("");
+      if (created.viewer === "model-explorer")
+        admit(budget); // may pause a long-hidden explorer
+      else release(budget); // Netron draws SVG: no WebGL context
+    }
+    const current = frame!;
+    // Only displayed time counts: nothing can draw into a cell without layout.
+    const frameMs = await pausableDeadline(
+      rendered,
+      () => isDisplayed(view.root),
+      () => drawTimeout(current),
+      RENDER_BUDGET_MS,
+    );
+    if (stale()) return;
+    const selected = model.get("selected_node");
+    if (selected) current.select(selected);
+    view.setStatus(statusText(), "ready");
+    el.dataset.renderMs = String(Math.round(performance.now() - started));
+    el.dataset.frameMs = String(Math.round(frameMs));
+    el.dataset.renderedAt = String(Date.now());
+    el.dataset.assetRequests = String(assetTransfers().requests);
+    report("ready");
+  }
+
+  /** Asks the kernel about the current selection and shows it; stale answers are dropped. */
+  async function inspect(): Promise<void> {
+    const mine = ++inspectGeneration;
+    const labels = kind.inspectLabels(model);
+    await Promise.all(
+      inspectors.map(async (panel, side) => {
+        const label = labels[side];
+        if (!label) {
+          const message = labels.some(Boolean) ? kind.missingLabel(side, labels) : null;
+          if (message) panel.showMessage(message);
+          else panel.clear();
+          return;
+        }
+        panel.showMessage(`Inspecting ${label}…`);
+        try {
+          const { result: raw, buffers } = await channel.request("inspect", { side });
+          const result = parseInspectReply(raw);
+          if (disposed || mine !== inspectGeneration || result.label !== label) return;
+          if (result.kind === "none") panel.clear();
+          else panel.update(result, buffers);
+        } catch (error) {
+          if (!disposed && mine === inspectGeneration) panel.showMessage(`Could not inspect ${label}: ${describe(error)}`);
+        }
+      }),
+    );
+  }
+  const showTopDeltas = () => view.setChips("Largest deltas:", kind.chips(model, onSelect));
+
+  const fail = (error: unknown) => {
+    if (disposed || lost) return; // a request the lost kernel never answered: already explained
+    const text = describe(error);
+    view.showError(text);
+    report("error", text);
+  };
+  // The page's WebGL budget: this view's entry, and pausing/resuming its frame as it scrolls.
+  const budget: BudgetEntry = { contexts: contextsOf(kind.contexts), visible: false, lastVisible: 0, suspend: () => pause() };
+  function pause(
+    text = "Paused off-screen: the browser allows only a few Model Explorer views live per page. It redraws when scrolled into view.",
+  ): void {
+    if (!frame || disposed || lost) return;
+    generation += 1; // an in-flight draw stops at its next await
+    frame.dispose();
+    frame = null;
+    paused = true;
+    view.showPlaceholder(text);
+    view.setStatus(text, "paused");
+    report("paused");
+  }
+  // The browser dropped a WebGL context of the frame (its per-page limit, a GPU reset): the canvas is
+  // blank for good, so the view pauses like an off-screen one, never "ready" over a blank graph.
+  function onContextLost(): void {
+    release(budget);
+    pause(
+      "Paused: the browser dropped this view's WebGL context (too many on the page, or a GPU reset). It redraws when it is on screen again.",
+    );
+  }
+  const stopTracking = trackVisibility(view.root, budget, () => {
+    if (!paused || lost || disposed) return;
+    paused = false;
+    void show();
+  });
+  const onSelectedNode = () => frame?.select(model.get("selected_node"));
+  showTopDeltas();
+  const onSelectedLabel = () => {
+    if (model.get("status") === "ready") view.setStatus(statusText(), "ready");
+    void inspect();
+  };
+  const onHeight = () => view.setHeight(model.get("height"));
+  const onOverlay = () => view.setOverlay(model.get("overlay") ?? "", model.get("overlay_summary") ?? "");
+  const onNotice = () => view.setNotice(model.get("notice") ?? "");
+  view.setOverlayChoices(model.get("_overlay_choices") ?? [], (overlay) => {
+    model.set("overlay", overlay); // the kernel answers with a new graph, or a notice and the old value
+    model.save_changes();
+  });
+  onOverlay();
+  onNotice();
+  const onGraph = () => {
+    paused = false; // a new graph is drawn now, on or off screen (the budget pauses it again if needed)
+    void show();
+  };
+  // Every model event this view listens to, so that closing the view removes exactly these.
+  const listeners: [string, () => void][] = [
+    ["change:selected_node", onSelectedNode],
+    ["change:selected_label", onSelectedLabel],
+    ["change:selected_labels", onSelectedLabel],
+    ["change:baseline_summary", onSelectedLabel],
+    ["change:height", onHeight],
+    ["change:_graph_rev", onGraph],
+    ["change:overlay", onOverlay],
+    ["change:overlay_summary", onOverlay],
+    ["change:notice", onNotice],
+  ];
+  for (const [event, handler] of listeners) model.on(event, handler);
+  const onKernelLost = (why: KernelLoss) => {
+    if (disposed) return;
+    lost = why;
+    release(budget); // a read-only view keeps its frame: nothing could redraw it
+    const text = lossMessage(why);
+    channel.close(text);
+    view.setDisconnected(text); // the graph and the inspector keep what they show
+  };
+  const onConnection = (connected: boolean) => {
+    if (disposed || lost) return;
+    if (!connected) view.setStatus("Connection to the kernel lost; reconnecting…", "loading");
+    else if (model.get("status") === "ready") view.setStatus(statusText(), "ready");
+  };
+  const stopWatching = watchKernel(model.widget_manager, onKernelLost, onConnection);
+  void show();
+  void inspect(); // a re-rendered view of a widget that already has a selection
+
+  return () => {
+    disposed = true;
+    stopWatching();
+    stopTheme();
+    stopTracking();
+    release(budget);
+    for (const panel of inspectors) panel.dispose();
+    for (const [event, handler] of listeners) model.off(event, handler);
+    channel.dispose();
+    frame?.dispose();
+  };
+}

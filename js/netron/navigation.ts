@@ -1,0 +1,117 @@
+// Inside the Netron frame: what the widget asks of Netron, one operation at a time. Open a model from
+// memory, select a node by name (finding it in the module-call bodies and drilling down to it), and
+// keep the overlay on whatever graph is on screen. Selections the user makes go out to the parent.
+import { describe, post } from "./frame-messages";
+import type { FrameHost } from "./netron-host";
+import {
+  activate,
+  onNodeActivated,
+  onTargetChange,
+  rootGraph,
+  showChain,
+  type NetronGraph,
+  type NetronNode,
+  type NetronView,
+} from "./netron-view";
+import { OverlayPainter } from "./painter";
+import {
+  NETRON_FAILED,
+  NETRON_RENDERED,
+  NETRON_SELECTED,
+  type NetronOpenMessage,
+  type NetronOverlayMessage,
+  type NetronSelectMessage,
+} from "./protocol";
+
+interface Located {
+  node: NetronNode;
+  /** Root first: each graph to show on the way, with the module-call node that opens it. */
+  chain: { target: NetronGraph; call: NetronNode | null }[];
+}
+
+/** Finds a node by name from the root graph down through module-call (function) bodies. */
+export function locate(root: NetronGraph, name: string): Located | null {
+  const seen = new Set<NetronGraph>();
+  const search = (graph: NetronGraph, chain: Located["chain"]): Located | null => {
+    if (seen.has(graph) || !Array.isArray(graph.nodes)) return null;
+    seen.add(graph);
+    const node = graph.nodes.find((candidate) => candidate.name === name);
+    if (node) return { node, chain };
+    for (const call of graph.nodes) {
+      const body = call.type;
+      if (body && Array.isArray(body.nodes) && body.nodes.length > 0) {
+        const found = search(body as NetronGraph, [...chain, { target: body as NetronGraph, call }]);
+        if (found) return found;
+      }
+    }
+    return null;
+  };
+  return search(root, [{ target: root, call: null }]);
+}
+
+export class WidgetFrame {
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly painter = new OverlayPainter();
+
+  constructor(
+    private readonly view: NetronView,
+    private readonly host: FrameHost,
+  ) {
+    if (!onTargetChange(view, (graph) => this.painter.apply(graph))) {
+      // Netron itself still works; only redraws (drilling, open) lose the overlay.
+      post({
+        cmd: NETRON_FAILED,
+        message: "Netron's view.View has no `target` accessor (unsupported netron build): the overlay is not re-applied on redraw.",
+      });
+    }
+    onNodeActivated(view, (node, source) => post({ cmd: NETRON_SELECTED, name: node.name, type: node.type?.name ?? "", source }));
+  }
+
+  /** Runs operations one at a time: a select must not navigate while a model is being opened. */
+  private serial<T>(operation: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(operation, operation);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  open(message: NetronOpenMessage): Promise<void> {
+    return this.serial(async () => {
+      const started = performance.now();
+      try {
+        this.view.show("welcome spinner");
+        const model = await this.view.open(this.host.context(message.model));
+        if (!model) throw new Error(`Netron did not recognise ${message.model.identifier} as a model.`);
+        // The metrics companion: view.attach() takes a "*.json" whose signature is
+        // "netron:attachment"; the node sidebar then gains METADATA and METRICS sections.
+        const attached = message.attachment ? await this.view.attach(this.host.context(message.attachment)) : false;
+        document.title = message.model.identifier;
+        post({
+          cmd: NETRON_RENDERED,
+          id: message.id,
+          ms: performance.now() - started,
+          nodes: this.view.activeTarget?.nodes.length ?? 0,
+          attached,
+        });
+      } catch (error) {
+        post({ cmd: NETRON_FAILED, id: message.id, message: describe(error) });
+        void this.view.error(error, null, "welcome"); // Netron's own alert, in the frame
+      }
+    });
+  }
+
+  /** Not serialised: the overlay is state; whatever graph is drawn next is coloured with it. */
+  overlay(message: NetronOverlayMessage): void {
+    this.painter.set(message.overlay, this.view.target);
+  }
+
+  /** Selects a node by name (a name not in the model is ignored: the parent's selection stays). */
+  select(message: NetronSelectMessage): Promise<void> {
+    return this.serial(async () => {
+      const root = rootGraph(this.view);
+      const found = root && locate(root, message.name);
+      if (!found) return;
+      await showChain(this.view, found.chain);
+      activate(this.view, found.node);
+    });
+  }
+}

@@ -1,0 +1,347 @@
+// The kernel-browser protocol, written down once on this side (the kernel's side is
+// torchlens_widgets/_protocol.py): the response envelope, and the replies to the three requests a
+// view makes (`assets`, `graph`, `inspect`), each as a discriminated union with a parser that checks
+// what arrives before any view code reads it. tests/js/protocol-contract.test.ts parses the sample
+// replies pytest writes (tests/fixtures/protocol/) with these same parsers.
+
+// ----- constants shared with the kernel -------------------------------------------------------------
+
+/** Tag of a recording written by `w.save_html()` (torchlens_widgets/_offline.py writes it). */
+export const RECORDING_FORMAT = "torchlens-widgets/recording@1";
+
+/** What each cell of a heatmap's mask buffer means (the kernel's MASK_* codes). */
+export const MASK_CODES = { finite: 0, nan: 1, posinf: 2, neginf: 3 } as const;
+
+// ----- errors -----------------------------------------------------------------------------------------
+
+/** A reply that does not have the shape this protocol says (an older or newer kernel side). */
+export class ProtocolError extends Error {}
+
+function fail(what: string, detail: string): never {
+  throw new ProtocolError(
+    `The kernel's ${what} is not what this widget understands (${detail}). Remedy: restart the kernel and re-run the cell, so the ` +
+      "kernel and the page run the same torchlens-widgets version.",
+  );
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function object(what: string, value: unknown): Json {
+  if (!isObject(value)) fail(what, "not an object");
+  return value;
+}
+
+function string(what: string, value: Json, key: string): string {
+  const field = value[key];
+  if (typeof field !== "string") fail(what, `'${key}' is not text`);
+  return field;
+}
+
+function array(what: string, value: Json, key: string): unknown[] {
+  const field = value[key];
+  if (!Array.isArray(field)) fail(what, `'${key}' is not a list`);
+  return field;
+}
+
+function oneOf<T extends string>(what: string, value: Json, key: string, allowed: readonly T[]): T {
+  const field = string(what, value, key);
+  if (!(allowed as readonly string[]).includes(field)) fail(what, `'${key}' is ${JSON.stringify(field)}`);
+  return field as T;
+}
+
+// ----- the envelope -------------------------------------------------------------------------------------
+
+/** A request from a view: `channel` names the view, `id` the request within it. */
+export interface RequestMessage {
+  type: "request";
+  channel: string;
+  id: number;
+  method: RequestMethod;
+  params: Json;
+  /** "base64": the reply should carry its buffers as text (hosts that would send JSON numbers). */
+  buffers?: "base64";
+}
+
+export type RequestMethod = "assets" | "graph" | "inspect";
+
+/** The kernel's answer to one request, echoing its channel and id. */
+export type ResponseEnvelope =
+  | { type: "response"; channel: string; id: number; ok: true; result: unknown; base64_buffers?: string[] }
+  | { type: "response"; channel: string; id: number; ok: false; error: string };
+
+/**
+ * The envelope of a custom message, or null when it is not a response this view could match to a
+ * request (another widget's message, no id).
+ */
+export function parseResponse(content: unknown): ResponseEnvelope | null {
+  if (!isObject(content) || content.type !== "response" || typeof content.id !== "number") return null;
+  const channel = typeof content.channel === "string" ? content.channel : "";
+  const id = content.id;
+  if (content.ok === true) {
+    const base64 = content.base64_buffers;
+    if (base64 !== undefined && !(Array.isArray(base64) && base64.every((item) => typeof item === "string"))) return null;
+    return { type: "response", channel, id, ok: true, result: content.result, ...(base64 ? { base64_buffers: base64 as string[] } : {}) };
+  }
+  return { type: "response", channel, id, ok: false, error: typeof content.error === "string" ? content.error : "request failed" };
+}
+
+// ----- assets -------------------------------------------------------------------------------------------
+
+export const VIEWERS = ["model-explorer", "netron"] as const;
+export type Viewer = (typeof VIEWERS)[number];
+
+/** The `viewer` trait, checked. */
+export function parseViewer(value: unknown): Viewer {
+  if (!(VIEWERS as readonly unknown[]).includes(value)) fail("viewer trait", `${JSON.stringify(value)} is no viewer`);
+  return value as Viewer;
+}
+
+/**
+ * What a file of a viewer's bundle is for. Model Explorer: its index.html is the "page", the
+ * scripts it loads are "entry" (in order), its stylesheet "style", its layout worker "worker", fonts
+ * "font", glyph atlases "data". Netron: index.html is the "page" (its styles and body), its ES modules
+ * are "module" (in load order), worker.js the "worker", grapher.css the "style".
+ */
+export const ASSET_ROLES = ["page", "entry", "style", "worker", "module", "font", "data"] as const;
+export type AssetRole = (typeof ASSET_ROLES)[number];
+
+export interface AssetFile {
+  name: string;
+  role: AssetRole;
+}
+
+/** The `assets` reply; buffers[i] holds the gzip bytes of files[i]. */
+export interface AssetsReply {
+  key: string;
+  viewer: Viewer;
+  version: string;
+  encoding: "gzip";
+  files: AssetFile[];
+}
+
+export function parseAssetsReply(result: unknown, bufferCount: number): AssetsReply {
+  const what = "viewer assets reply";
+  const value = object(what, result);
+  const files = array(what, value, "files").map((item) => {
+    const file = object(what, item);
+    return { name: string(what, file, "name"), role: oneOf(what, file, "role", ASSET_ROLES) };
+  });
+  if (files.length !== bufferCount) fail(what, `${bufferCount} files for ${files.length} names`);
+  return {
+    key: string(what, value, "key"),
+    viewer: oneOf(what, value, "viewer", VIEWERS),
+    version: string(what, value, "version"),
+    encoding: oneOf(what, value, "encoding", ["gzip"] as const),
+    files,
+  };
+}
+
+// ----- graph --------------------------------------------------------------------------------------------
+
+/** A value per Netron node name, coloured on the graph (kernel -> page -> frame; null clears). */
+export interface NetronOverlay {
+  /** What is shown, e.g. "time (ms per op)". */
+  title: string;
+  /** Unit appended to the legend's min and max, e.g. "ms". */
+  unit?: string;
+  /** Netron node name (torchlens label, module address, layer label) -> value. */
+  values: Record<string, number>;
+  /** Value drawn with the first colour of the scale (lower values are clamped to it). */
+  min: number;
+  /** Value drawn with the last colour of the scale (higher values are clamped to it). */
+  max: number;
+  /** What the values cover, e.g. "time on 561 of 567 nodes; 6 not measured". */
+  coverage: string;
+}
+
+/** Model Explorer, one pane: buffers = the graph collection, then the overlay's node data if any. */
+export interface ModelExplorerGraphReply {
+  kind: "model-explorer";
+  label: string;
+  nodeData: { name: string } | null;
+}
+
+/** Model Explorer, a diff: buffers = one collection per pane, then one node-data file per paneNodeData. */
+export interface ModelExplorerDiffGraphReply {
+  kind: "model-explorer-diff";
+  label: string;
+  panes: { label: string }[];
+  paneNodeData: { name: string; pane: number }[];
+}
+
+/** Netron: buffers = torchlens' ONNX JSON artifact, then its metrics companion (the attachment). */
+export interface NetronGraphReply {
+  kind: "netron";
+  identifier: string;
+  attachment: string;
+  granularity: string;
+  warnings: string[];
+  /** The overlay keyed by Netron node name (the frame colours the boxes), or none. */
+  overlay: NetronOverlay | null;
+}
+
+export type GraphReply = ModelExplorerGraphReply | ModelExplorerDiffGraphReply | NetronGraphReply;
+
+/** The `graph` reply of `viewer`, checked against the number of buffers it came with. */
+export function parseGraphReply(viewer: Viewer, result: unknown, bufferCount: number): GraphReply {
+  const what = `${viewer} graph reply`;
+  const value = object(what, result);
+  if (viewer === "netron") {
+    if (bufferCount < 1 || bufferCount > 2) fail(what, `${bufferCount} buffers`);
+    return {
+      kind: "netron",
+      identifier: typeof value.identifier === "string" ? value.identifier : "model.onnx.json",
+      attachment: typeof value.attachment === "string" ? value.attachment : "model.attachment.json",
+      granularity: typeof value.granularity === "string" ? value.granularity : "",
+      warnings: (Array.isArray(value.warnings) ? value.warnings : []).map(String),
+      // Checked value by value in the frame (js/netron/overlay.ts), which trusts nothing it is sent.
+      overlay: isObject(value.overlay) ? (value.overlay as unknown as NetronOverlay) : null,
+    };
+  }
+  const label = string(what, value, "label");
+  if (value.panes === undefined) {
+    const nodeData =
+      value.nodeData === undefined || value.nodeData === null ? null : { name: string(what, object(what, value.nodeData), "name") };
+    if (bufferCount !== (nodeData ? 2 : 1)) fail(what, `${bufferCount} buffers`);
+    return { kind: "model-explorer", label, nodeData };
+  }
+  const panes = array(what, value, "panes").map((pane) => ({ label: string(what, object(what, pane), "label") }));
+  const paneNodeData = (value.paneNodeData === undefined ? [] : array(what, value, "paneNodeData")).map((item) => {
+    const data = object(what, item);
+    const pane = data.pane;
+    if (typeof pane !== "number" || !(pane >= 0 && pane < panes.length)) fail(what, `node data for pane ${String(pane)}`);
+    return { name: string(what, data, "name"), pane };
+  });
+  if (bufferCount !== panes.length + paneNodeData.length) fail(what, `${bufferCount} buffers`);
+  return { kind: "model-explorer-diff", label, panes, paneNodeData };
+}
+
+// ----- inspect ------------------------------------------------------------------------------------------
+
+export interface FactRow {
+  key: string;
+  name: string;
+  value: unknown;
+  text: string | null; // null: no value (shown as a dash)
+  detail?: string; // the full text when `text` is shortened (e.g. the source path), as a tooltip
+}
+
+export interface TensorStats {
+  count: number;
+  finite_count: number;
+  zero_count: number;
+  nan_count: number;
+  posinf_count: number;
+  neginf_count: number;
+  zero_fraction: number;
+  nonfinite_fraction: number;
+  min: number | null;
+  max: number | null;
+  mean: number | null;
+  std: number | null;
+  std_correction: number;
+  numel: number;
+  sample_size: number;
+  sampled: boolean;
+  stride: number;
+}
+
+export interface HistogramMeta {
+  bins: number;
+  lo: number;
+  hi: number;
+  buffer: number;
+  dtype: "uint32le";
+  total: number;
+}
+
+export interface HeatmapMeta {
+  rows: number;
+  cols: number;
+  slice: string;
+  slice_shape: number[];
+  stride: number[];
+  sampled: boolean;
+  pooled: boolean;
+  lo: number | null;
+  hi: number | null;
+  encoding: "uint8";
+  buffer: number;
+  /** A buffer of MASK_CODES per cell, when some cell is not finite. */
+  mask_buffer: number | null;
+}
+
+export type ValueStatus = "summary" | "not_saved" | "withheld" | "not_tensor" | "unsupported" | "empty";
+
+export interface ValueSection {
+  status: ValueStatus;
+  message?: string;
+  source?: string | null; // Python expression of the summarised value, e.g. log["linear_1_1:1"].out
+  note?: string;
+  shape?: number[];
+  dtype?: string;
+  numel?: number;
+  of?: "abs";
+  stats?: TensorStats;
+  histogram?: HistogramMeta | null;
+  heatmap?: HeatmapMeta | null;
+}
+
+/** The kinds of record the inspector shows facts of ("other": a node a saved file has no facts for). */
+export const RECORD_KINDS = ["op", "layer", "module", "module_call", "other"] as const;
+export type RecordKind = (typeof RECORD_KINDS)[number];
+
+interface PanelReply {
+  label: string;
+  title: string;
+  privacy_profile: string;
+  expression: string;
+  facts: FactRow[];
+  value: ValueSection | null;
+}
+
+/** A torchlens record's facts and value summary. */
+export interface RecordInspectReply extends PanelReply {
+  kind: RecordKind;
+}
+
+/** A diff's third panel: b - a for the selected node. */
+export interface DifferenceInspectReply extends PanelReply {
+  kind: "difference";
+}
+
+/** Nothing selected on this side. */
+export interface NoneInspectReply {
+  kind: "none";
+  label: "";
+}
+
+/** What the inspector panel draws: a record or a difference. */
+export type PanelInspectReply = RecordInspectReply | DifferenceInspectReply;
+export type InspectReply = NoneInspectReply | PanelInspectReply;
+
+const INSPECT_KINDS = ["none", "difference", ...RECORD_KINDS] as const;
+
+export function parseInspectReply(result: unknown): InspectReply {
+  const what = "inspector reply";
+  const value = object(what, result);
+  const kind = oneOf(what, value, "kind", INSPECT_KINDS);
+  if (kind === "none") return { kind, label: "" };
+  const facts = array(what, value, "facts").map((row) => object(what, row) as unknown as FactRow);
+  const section = value.value;
+  if (section !== null && section !== undefined)
+    oneOf(what, object(what, section), "status", ["summary", "not_saved", "withheld", "not_tensor", "unsupported", "empty"] as const);
+  return {
+    kind,
+    label: string(what, value, "label"),
+    title: string(what, value, "title"),
+    privacy_profile: typeof value.privacy_profile === "string" ? value.privacy_profile : "",
+    expression: string(what, value, "expression"),
+    facts,
+    value: (section ?? null) as ValueSection | null,
+  };
+}

@@ -1,0 +1,102 @@
+// The protocol's contract: the sample replies pytest writes from the real kernel side
+// (tests/fixtures/protocol/*.json: {method, params, result, buffer_bytes}) parse with the parsers
+// the views use, into the reply kind each sample is of; the shared constants agree.
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  MASK_CODES,
+  parseAssetsReply,
+  parseGraphReply,
+  parseInspectReply,
+  parseResponse,
+  RECORDING_FORMAT,
+  type GraphReply,
+  type InspectReply,
+} from "../../js/protocol";
+
+const FIXTURES = path.resolve(__dirname, "../fixtures/protocol");
+
+interface Sample {
+  method: string;
+  params: Record<string, unknown>;
+  result: unknown;
+  buffer_bytes: number[];
+}
+
+const read = (name: string): unknown => JSON.parse(readFileSync(path.join(FIXTURES, `${name}.json`), "utf8"));
+const sample = (name: string): Sample => read(name) as Sample;
+
+/** Each sample reply, and the kind its parsed value must have. */
+const GRAPHS: [string, "model-explorer" | "netron", GraphReply["kind"]][] = [
+  ["graph-model-explorer", "model-explorer", "model-explorer"],
+  ["graph-model-explorer-diff", "model-explorer", "model-explorer-diff"],
+  ["graph-netron", "netron", "netron"],
+];
+const INSPECTS: [string, InspectReply["kind"]][] = [
+  ["inspect-none", "none"],
+  ["inspect-op", "op"],
+  ["inspect-module", "module"],
+  ["inspect-difference", "difference"],
+];
+
+describe("the kernel's sample replies", () => {
+  it("are all here, and each one is checked below", () => {
+    const names = readdirSync(FIXTURES).map((file) => file.replace(/\.json$/, ""));
+    const checked = [
+      "assets-model-explorer",
+      "assets-netron",
+      "error",
+      "constants",
+      ...GRAPHS.map(([name]) => name),
+      ...INSPECTS.map(([name]) => name),
+    ];
+    expect(names).toEqual(expect.arrayContaining(checked));
+    // Every other inspect sample is a record kind the parser must accept too.
+    for (const name of names.filter((n) => n.startsWith("inspect-") && !checked.includes(n))) {
+      expect(parseInspectReply(sample(name).result).kind).not.toBe("none");
+    }
+  });
+
+  it.each([
+    ["assets-model-explorer", "model-explorer"],
+    ["assets-netron", "netron"],
+  ] as const)("%s parses as %s assets with a role per buffer", (name, viewer) => {
+    const { result, buffer_bytes } = sample(name);
+    const reply = parseAssetsReply(result, buffer_bytes.length);
+    expect(reply.viewer).toBe(viewer);
+    expect(reply.version).not.toBe("");
+    expect(reply.files.filter((file) => file.role === "page")).toHaveLength(1);
+    const roles = new Set(reply.files.map((file) => file.role));
+    expect([...roles].sort()).toEqual(
+      viewer === "netron" ? ["module", "page", "style", "worker"] : ["data", "entry", "font", "page", "style", "worker"],
+    );
+  });
+
+  it("refuses an assets reply with a buffer missing", () => {
+    const { result, buffer_bytes } = sample("assets-netron");
+    expect(() => parseAssetsReply(result, buffer_bytes.length - 1)).toThrow("Remedy: restart the kernel");
+  });
+
+  it.each(GRAPHS)("%s parses as a %s graph of kind %s", (name, viewer, kind) => {
+    const { method, result, buffer_bytes } = sample(name);
+    expect(method).toBe("graph");
+    expect(parseGraphReply(viewer, result, buffer_bytes.length).kind).toBe(kind);
+  });
+
+  it.each(INSPECTS)("%s parses as an inspector reply of kind %s", (name, kind) => {
+    const { method, result } = sample(name);
+    expect(method).toBe("inspect");
+    expect(parseInspectReply(result).kind).toBe(kind);
+  });
+
+  it("error is a failed response with the kernel's message", () => {
+    const response = parseResponse(read("error"));
+    expect(response?.ok).toBe(false);
+    expect(response && !response.ok && response.error).toContain("Remedy:");
+  });
+
+  it("constants match this side's", () => {
+    expect(read("constants")).toEqual({ mask_codes: MASK_CODES, recording_format: RECORDING_FORMAT });
+  });
+});
