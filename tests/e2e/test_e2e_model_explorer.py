@@ -96,7 +96,7 @@ def test_second_widget_renders_without_a_second_asset_transfer(session: Session)
     transfers = session.page.page.evaluate("globalThis.__torchlensWidgetsTransfers")
     assert transfers["requests"] == 1
     first, second = kernel.value("w.bytes_sent"), kernel.value("w2.bytes_sent")
-    assets = kernel.value("tlw._assets.model_explorer_assets().wire_bytes")
+    assets = kernel.value("tlw.viewers.model_explorer.model_explorer_assets().wire_bytes")
     assert first > assets  # the assets plus GPT-2's graph
     assert second < 50_000  # only the small graph: no asset bytes again
     assert "nodes" in viewer_text(session.viewer(1))

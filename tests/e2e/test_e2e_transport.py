@@ -78,8 +78,8 @@ def test_a_viewer_switch_racing_the_first_asset_request_leaves_the_cache_right(
         expect(root.locator(".tlw-title")).to_have_text("Netron", timeout=60_000)
         expect(root.locator(".tlw-status")).to_have_attribute("data-state", "ready", timeout=120_000)
         expected = kernel.value(
-            "{b.key: sorted(b.files) for b in (tlw._assets.model_explorer_assets(), "
-            "tlw._netron.netron_assets())}"
+            "{b.key: sorted(b.files) for b in (tlw.viewers.model_explorer.model_explorer_assets(), "
+            "tlw.viewers.netron.netron_assets())}"
         )
         cached = page.page.evaluate(PAGE_CACHE)
         for key, names in cached.items():
