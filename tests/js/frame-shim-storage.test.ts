@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { SHIM_FAILED } from "../../js/model-explorer/protocol";
 
 // Before the shim runs, this window behaves as a third-party frame without storage does in Chromium
@@ -17,6 +17,18 @@ vi.spyOn(window.parent, "postMessage").mockImplementation((message: unknown) => 
   posted.push(message as Record<string, unknown>);
 });
 vi.spyOn(console, "error").mockImplementation(() => {}); // the shim wraps it: a quiet test output
+// The shim polls for the drawn canvas; its timers must not outlive this file's environment (a poll that
+// fires after teardown finds no document and fails the run).
+const timers: number[] = [];
+const setIntervalInWindow = window.setInterval.bind(window);
+vi.spyOn(window, "setInterval").mockImplementation(((handler: TimerHandler, ms?: number) => {
+  const id = setIntervalInWindow(handler, ms);
+  timers.push(id);
+  return id;
+}) as typeof window.setInterval);
+afterAll(() => {
+  for (const id of timers) window.clearInterval(id);
+});
 Object.assign(window, { __TLW_ME__: { urls: {}, query: "", extensions: [] } });
 await import("../../js/model-explorer/frame-shim");
 
