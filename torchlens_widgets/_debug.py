@@ -84,7 +84,7 @@ def _no_divergence_status(log_a: Any, log_b: Any, rtol: float, atol: float) -> s
     listed = ", ".join(f"{count} {reason}" for reason, count in reasons.most_common(3))
     return (
         f"{text}; {unavailable} ops could not be compared ({listed}), so a divergence there is not "
-        "excluded. torchlens compares only outputs of equal dtype and shape that were saved."
+        "excluded. torchlens compares saved floating-point outputs of equal dtype and shape."
     )
 
 
