@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import torch
 import torchlens as tl
-from models import TwoPass
+from models import TinyMLP, TwoPass
 from torch import nn
 from torchlens.export._model_explorer._overlay import build_node_data
 from torchlens.options import CaptureOptions
@@ -34,6 +34,7 @@ from torchlens_widgets._overlays import (
     OverlayCache,
     OverlayNameError,
     OverlayUnavailableError,
+    overlay_choices,
 )
 from torchlens_widgets._payload import model_explorer_payload, require_trace
 
@@ -432,3 +433,24 @@ def test_a_capture_stopped_at_a_nonfinite_output_is_drawn_up_to_it(
     index = model_explorer_payload(shown.trace).index
     assert index.id_of_label(shown.failing_label) is not None
     assert len(index) == len(shown.trace.layer_list)
+
+
+# ----- the intervention overlay ------------------------------------------------------------------
+
+
+def test_the_intervention_overlay_is_offered_when_an_intervention_fired() -> None:
+    torch.manual_seed(0)
+    clean = tl.trace(TinyMLP(), torch.randn(3, 4), capture=CaptureOptions(intervention_ready=True))
+    ablated = clean.fork("ablated")
+    ablated.do(tl.module("act"), tl.zero_ablate())
+    assert overlay_choices(clean) == list(OVERLAYS)
+    assert overlay_choices(ablated) == [*OVERLAYS, "intervention"]
+    collection = model_explorer_payload(ablated).collection
+    overlay = OverlayCache(ablated, lambda: collection).get("intervention")
+    expected, _coverage = build_node_data(ablated, collection, "intervention")
+    assert overlay is not None and overlay.node_data == expected
+    fired = {label for label, value in overlay.values_by_label().items() if value}
+    assert fired == {op.label for op in ablated.layer_list if op.interventions} == {"relu_1_2:1"}
+    plain = OverlayCache(clean, lambda: model_explorer_payload(clean).collection)
+    with pytest.raises(OverlayUnavailableError, match="none fired in this one"):
+        plain.get("intervention")

@@ -25,6 +25,9 @@ from ._node_index import node_attr
 # torchlens' overlay vocabulary that makes sense per node, in the order the toolbar lists it.
 OVERLAYS = ("time", "flops", "bytes", "nan", "magnitude", "grad_norm")
 EXECUTION_GRAPH = "00-execution"
+# torchlens' overlay of intervention fire counts per op: offered only when the capture has interventions
+# (on any other capture torchlens' builder resolves it to 0 on every node).
+INTERVENTION_OVERLAY = "intervention"
 # Facts that add up over the ops of a module call (a module box can show their sum).
 ADDITIVE_OVERLAYS = frozenset({"time", "flops", "bytes"})
 # The presets torchlens' builder refuses under privacy_profile="public": they derive from activation or
@@ -124,9 +127,19 @@ class Overlay:
         return gzip.compress(text.encode(), compresslevel=6, mtime=0)
 
 
+def has_interventions(log: Any) -> bool:
+    """Whether any op of the capture records an intervention that fired (torchlens' own records)."""
+    return any(getattr(op, "interventions", None) for op in log.layer_list)
+
+
+def overlay_choices(log: Any) -> list[str]:
+    """The built-in overlays for this capture, in toolbar order."""
+    return [*OVERLAYS, INTERVENTION_OVERLAY] if has_interventions(log) else list(OVERLAYS)
+
+
 def check_overlay_name(name: object, custom: Collection[str] = ()) -> str:
     value = str(name)
-    if value == "" or value in OVERLAYS or value in custom:
+    if value in ("", INTERVENTION_OVERLAY) or value in OVERLAYS or value in custom:
         return value
     if value.startswith("field:") and len(value) > len("field:"):
         return value
@@ -193,6 +206,12 @@ def build_overlay(
     if fn is None:
         check_overlay_name(name)
         check_public_field(name, privacy_profile)
+        if name == INTERVENTION_OVERLAY and not has_interventions(log):
+            raise OverlayUnavailableError(
+                "The 'intervention' overlay needs a capture with interventions, and none fired in this one. "
+                "Remedy: explore the trace an intervention ran on, e.g. `ablated = log.fork('ablated'); "
+                "ablated.do(tl.module('...'), tl.zero_ablate())` on a capture with intervention_ready=True."
+            )
     elif privacy_profile == "public":
         raise OverlayUnavailableError(
             f"The custom overlay {name!r} is not available under privacy_profile='public': its function "
