@@ -454,3 +454,16 @@ def test_the_intervention_overlay_is_offered_when_an_intervention_fired() -> Non
     plain = OverlayCache(clean, lambda: model_explorer_payload(clean).collection)
     with pytest.raises(OverlayUnavailableError, match="none fired in this one"):
         plain.get("intervention")
+
+
+def test_lineage_on_netron_walks_from_a_module_box_to_ops_it_draws(log: Any) -> None:
+    netron_index = netron_artifact(log, "module").index
+    expected = [
+        node[0]
+        for node in tl.debug.lineage(
+            log, str(log.modules["transformer.h.1.mlp"].output_ops[0]), direction="ancestors"
+        ).nodes
+    ]
+    labels = lineage(log, netron_index, "transformer.h.1.mlp", "upstream")
+    assert labels == expected
+    assert drawn_labels(netron_index, labels)
