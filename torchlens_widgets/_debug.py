@@ -75,17 +75,21 @@ def _divergence_status(row: dict[str, Any], record_a: Any, record_b: Any, rtol: 
 def _no_divergence_status(log_a: Any, log_b: Any, rtol: float, atol: float) -> str:
     """Say that nothing diverged, and how much could not be compared (torchlens' own counts)."""
     rows, attrs = tl.debug.compare_rows(log_a, log_b, rtol=rtol, atol=atol)
-    text = f"No op diverged beyond rtol={rtol:g}, atol={atol:g} ({attrs['matched']} ops compared equal)"
-    unavailable = int(attrs.get("activation_unavailable", 0))
+    matched, unavailable = int(attrs["matched"]), int(attrs.get("activation_unavailable", 0))
+    text = f"No op diverged beyond rtol={rtol:g}, atol={atol:g} ({matched} ops compared equal)"
     if not unavailable:
         return text + "."
     compared = (row for row in rows if row["status"] == "present-in-both")
     reasons = Counter(str(row["reason"]) for row in compared if row["reason"])
     listed = ", ".join(f"{count} {reason}" for reason, count in reasons.most_common(3))
-    return (
-        f"{text}; {unavailable} ops could not be compared ({listed}), so a divergence there is not "
-        "excluded. torchlens compares saved floating-point outputs of equal dtype and shape."
-    )
+    rule = "torchlens compares saved floating-point outputs of equal dtype and shape"
+    if not matched:
+        return (
+            f"Nothing to compare: none of the {unavailable} ops shared by both runs could be compared "
+            f"({listed}); {rule}. Remedy: compare two runs of the same dtype."
+        )
+    excluded = "so a divergence there is not excluded"
+    return f"{text}; {unavailable} ops could not be compared ({listed}), {excluded}; {rule}."
 
 
 def _module_of(record: Any) -> str:
@@ -184,8 +188,8 @@ def partial_capture(partial: Any) -> PartialCapture:
             "finalize the ops that ran (they have raw labels only, and torchlens' exporters draw no "
             f"nodes for them). It failed with {exception_text} at {facts['failing_boundary']}, after "
             f"{facts['last_completed_op_label']}. Remedy: read `print(partial)`, "
-            "`torchlens.report.explain(partial)` or `partial.draw()` (DOT text); or capture the "
-            "ops before the failure with a complete trace (fix the input, or trace a smaller model)."
+            "`torchlens.report.explain(partial)` or `partial.draw()` (DOT text); to see the ops that "
+            "ran drawn, trace the part of the model that ran (e.g. the submodule before the failure)."
         )
     nonfinite = first_nonfinite(trace)
     return PartialCapture(trace, nonfinite.label, exception_text)
