@@ -83,7 +83,9 @@ def explore(
         (repeated passes merged); switchable live via ``w.granularity``.
     overlay:
         Colour nodes by a fact torchlens measured: ``"time"``, ``"flops"``, ``"bytes"``, ``"nan"``,
-        ``"magnitude"``, ``"grad_norm"`` or ``"field:<record field>"`` (``""`` for none).
+        ``"magnitude"``, ``"grad_norm"`` or ``"field:<record field>"`` (``""`` for none);
+        ``"intervention"`` when an intervention fired in the capture; after ``w.add_overlay(name, fn)``,
+        that name too.
     height:
         Height of the widget in pixels.
     privacy_profile:
