@@ -65,6 +65,7 @@ export const STYLES =
 .tlw-actions, .tlw-images { display: flex; gap: 4px; align-items: center; }
 .tlw-button { font: inherit; font-size: 12px; line-height: 16px; padding: 1px 6px; border-radius: 3px; cursor: pointer;
   border: 1px solid var(--jp-border-color1, #bbb); background: var(--jp-layout-color1, #fff); color: inherit; white-space: nowrap; }
+.tlw-button svg { display: block; margin: 2px 0; }
 .tlw-button:hover { border-color: var(--jp-brand-color1, #1976d2); }
 .tlw-root button:focus-visible, .tlw-root select:focus-visible, .tlw-divider:focus-visible {
   outline: 2px solid var(--jp-brand-color1, #1976d2); outline-offset: 1px; }

@@ -7,6 +7,22 @@ const DIFF_INSPECTOR_HEIGHT = 260;
 /** Height of the divider above them, with its fold button (all that is left of them when folded). */
 const DIFF_FOLDED_HEIGHT = 18;
 
+/** Four corners: maximize/restore (an icon of its own: no font on every host has a glyph for it). */
+function cornersIcon(): SVGSVGElement {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 12 12");
+  svg.setAttribute("width", "12");
+  svg.setAttribute("height", "12");
+  svg.setAttribute("aria-hidden", "true");
+  const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+  path.setAttribute("d", "M1 4V1h3M8 1h3v3M11 8v3H8M4 11H1V8");
+  path.setAttribute("fill", "none");
+  path.setAttribute("stroke", "currentColor");
+  path.setAttribute("stroke-width", "1.5");
+  svg.append(path);
+  return svg;
+}
+
 function toolbarButton(className: string, text: string, label: string): HTMLButtonElement {
   const button = document.createElement("button");
   button.type = "button";
@@ -67,7 +83,8 @@ export class WidgetView {
     this.actions.className = "tlw-actions";
     this.imageButtons = document.createElement("span");
     this.imageButtons.className = "tlw-images";
-    this.maximizeButton = toolbarButton("tlw-maximize", "⛶", "Maximize the widget");
+    this.maximizeButton = toolbarButton("tlw-maximize", "", "Maximize the widget");
+    this.maximizeButton.append(cornersIcon());
     this.actions.append(this.imageButtons, this.maximizeButton);
     toolbar.append(this.title, this.status, overlayLabel, this.overlayInfo, this.actions);
     this.notice = document.createElement("div");
