@@ -102,6 +102,7 @@ def test_baseline_set_from_the_kernel_recolours_an_open_explorer(session: Sessio
         "document.querySelectorAll('.tlw-status')[1]?.dataset.state === 'ready'", timeout=120_000
     )
     frame = session.frame(1)
+    open_info_panel(frame)  # its NODE DATA PROVIDERS section names the overlay
     expect(frame.get_by_text(kernel.value("w._overlay.provider")).first).to_be_visible(timeout=30_000)
     kernel.run("w.select(log_b.modules['transformer.h.1.mlp.c_fc'].output_ops[0])")
     open_info_panel(frame)  # the widget starts the app's own panel closed
