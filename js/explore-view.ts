@@ -13,5 +13,6 @@ export const exploreView: ViewKind = {
   inspectLabels: (model) => [model.get("selected_label")],
   missingLabel: () => null,
   chips: () => [],
+  sideResizable: true,
   contexts: 1,
 };

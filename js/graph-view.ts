@@ -10,6 +10,7 @@ import { bufferEncodingFor } from "./host-transport";
 import type { InspectorPanel } from "./inspector";
 import { kernelOf, lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
 import { parseInspectReply } from "./protocol";
+import { Room } from "./room";
 import { followHostTheme } from "./theme";
 import type { WidgetTraits } from "./traits";
 import { createViewer, VIEWER_TITLES, type ViewerFrame } from "./viewers";
@@ -49,6 +50,8 @@ export interface ViewKind {
   chips(model: TraitsModel, select: (nodeId: string) => void): { text: string; onClick: () => void }[];
   /** WebGL contexts one Model Explorer frame of this view takes (panes side by side). */
   contexts: number;
+  /** The inspector is a column beside the graph whose width a divider sets (else a row under it). */
+  sideResizable: boolean;
 }
 
 export type TraitsModel = AnyModel<WidgetTraits>;
@@ -62,6 +65,48 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   const channel = new KernelChannel(model, kernelBusy, bufferEncodingFor(model.widget_manager));
   el.dataset.bufferEncoding = channel.encoding;
   const inspectors = kind.attachInspectors(view, model);
+  // The room: the inspector's width and fold, and maximize; the model remembers them (save_html too).
+  const setTrait = (name: "inspector_width" | "inspector_collapsed" | "maximized", value: number | boolean) => {
+    model.set(name, value as never);
+    model.save_changes();
+  };
+  const room = new Room(view.root, view.main, view.side as HTMLElement, kind.sideResizable, {
+    onWidth: (width) => setTrait("inspector_width", width),
+    onCollapsed: (collapsed) => setTrait("inspector_collapsed", collapsed),
+    onMaximized: (maximized) => setTrait("maximized", maximized),
+  });
+  let fitPending = false; // the viewer fits once the frame has its new size (maximize, restore)
+  const fitObserver = new ResizeObserver(() => {
+    if (!fitPending) return;
+    fitPending = false;
+    // Two frames later: the viewer's own resize handling (a frame after the resize) has run by then.
+    requestAnimationFrame(() => requestAnimationFrame(() => frame?.fit()));
+  });
+  fitObserver.observe(view.body);
+  const onInspectorWidth = () => room.setWidth(model.get("inspector_width") ?? 320);
+  const onInspectorCollapsed = () => {
+    room.setCollapsed(Boolean(model.get("inspector_collapsed")));
+    view.setHeight(model.get("height")); // a diff's folded inspectors leave a strip
+  };
+  const onMaximized = () => {
+    const maximized = Boolean(model.get("maximized"));
+    fitPending = true;
+    room.setMaximized(maximized);
+    view.setMaximized(maximized);
+  };
+  onInspectorWidth();
+  onInspectorCollapsed();
+  onMaximized();
+  view.onActions({
+    saveImage: (format) => {
+      const current = frame;
+      const known = current?.imageFormats.find((offered) => offered === format);
+      if (!current || !known) return; // the buttons follow the frame; a click may race a redraw
+      view.setNotice("");
+      current.saveImage(known).catch((error) => view.setNotice(`The image was not saved: ${describe(error)}`));
+    },
+    toggleMaximized: () => setTrait("maximized", !model.get("maximized")),
+  });
   let inspectGeneration = 0;
   let frame: ViewerFrame | null = null;
   let generation = 0; // bumped by every show(); a stale show() stops at its next await
@@ -126,6 +171,9 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
         onSelect,
         onContextLost,
         onNotice: (text) => view.setNotice(text),
+        onEscape: () => {
+          if (model.get("maximized")) setTrait("maximized", false);
+        },
       });
       if (stale()) {
         created.dispose();
@@ -133,6 +181,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
       }
       frame = created;
       rendered = created.rendered;
+      view.setImageFormats(created.imageFormats);
       view.showPlaceholder("");
       if (created.viewer === "model-explorer")
         admit(budget); // may pause a long-hidden explorer
@@ -200,6 +249,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     generation += 1; // an in-flight draw stops at its next await
     frame.dispose();
     frame = null;
+    view.setImageFormats([]);
     paused = true;
     view.showPlaceholder(text);
     view.setStatus(text, "paused");
@@ -248,6 +298,9 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     ["change:overlay", onOverlay],
     ["change:overlay_summary", onOverlay],
     ["change:notice", onNotice],
+    ["change:inspector_width", onInspectorWidth],
+    ["change:inspector_collapsed", onInspectorCollapsed],
+    ["change:maximized", onMaximized],
   ];
   for (const [event, handler] of listeners) model.on(event, handler);
   const onKernelLost = (why: KernelLoss) => {
@@ -274,6 +327,8 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     stopTracking();
     release(budget);
     for (const panel of inspectors) panel.dispose();
+    fitObserver.disconnect();
+    room.dispose();
     for (const [event, handler] of listeners) model.off(event, handler);
     channel.dispose();
     frame?.dispose();

@@ -62,6 +62,31 @@ export const STYLES =
 .tlw-placeholder { position: absolute; inset: 0; display: flex; align-items: center; justify-content: center;
   padding: 24px; text-align: center; color: var(--jp-ui-font-color2, #555); }
 .tlw-frame { display: block; width: 100%; height: 100%; border: 0; }
+.tlw-actions, .tlw-images { display: flex; gap: 4px; align-items: center; }
+.tlw-button { font: inherit; font-size: 12px; line-height: 16px; padding: 1px 6px; border-radius: 3px; cursor: pointer;
+  border: 1px solid var(--jp-border-color1, #bbb); background: var(--jp-layout-color1, #fff); color: inherit; white-space: nowrap; }
+.tlw-button svg { display: block; margin: 2px 0; }
+.tlw-button:hover { border-color: var(--jp-brand-color1, #1976d2); }
+.tlw-root button:focus-visible, .tlw-root select:focus-visible, .tlw-divider:focus-visible {
+  outline: 2px solid var(--jp-brand-color1, #1976d2); outline-offset: 1px; }
+/* The divider between the graph and the inspector (js/room.ts): drag it, or arrow keys when focused. */
+.tlw-divider { position: relative; flex: 0 0 8px; box-sizing: border-box; cursor: col-resize; touch-action: none;
+  background: var(--jp-layout-color2, #f5f5f5); border-left: 1px solid var(--jp-border-color2, #d0d0d0); }
+.tlw-divider:hover, .tlw-root[data-dragging="true"] .tlw-divider { background: var(--jp-border-color2, #d0d0d0); }
+.tlw-root[data-dragging="true"] iframe { pointer-events: none; }
+.tlw-fold { position: absolute; top: 4px; left: 50%; transform: translateX(-50%); z-index: 1; width: 16px; height: 28px;
+  padding: 0; font: inherit; font-size: 13px; line-height: 1; cursor: pointer; color: var(--jp-ui-font-color2, #555);
+  border: 1px solid var(--jp-border-color1, #bbb); border-radius: 3px; background: var(--jp-layout-color1, #fff); }
+.tlw-fold:hover { border-color: var(--jp-brand-color1, #1976d2); color: inherit; }
+.tlw-root[data-inspector="collapsed"] .tlw-divider { flex-basis: 20px; cursor: default; }
+.tlw-root[data-inspector="collapsed"] .tlw-divider + * { display: none; }
+.tlw-divider[data-orientation="horizontal"] { flex: 0 0 18px; cursor: default; border-left: 0;
+  border-top: 1px solid var(--jp-border-color2, #d0d0d0); }
+.tlw-divider[data-orientation="horizontal"] .tlw-fold { top: 1px; left: auto; right: 8px; transform: none; width: 28px; height: 15px; }
+.tlw-root[data-kind="diff"][data-inspector="collapsed"] .tlw-divider { flex-basis: 18px; }
+/* Maximized: the widget covers the notebook window (in the top layer where the browser has one). */
+.tlw-root[data-maximized="true"] { position: fixed; inset: 0; z-index: 10000; width: auto; height: auto !important;
+  max-width: none; max-height: none; margin: 0; padding: 0; border-radius: 0; overflow: hidden; }
 .tlw-error { display: none; margin: 0; padding: 8px 10px; white-space: pre-wrap; font-family: var(--jp-code-font-family, monospace);
   color: var(--jp-error-color1, #b00020); background: var(--jp-error-color3, #fdecea);
   border-bottom: 1px solid var(--jp-error-color2, #f5c2c0); }

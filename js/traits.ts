@@ -21,4 +21,8 @@ export interface WidgetTraits {
   _kind?: string;
   summary: { line?: string; top?: { node_id: string; label: string; value: number }[] };
   selected_labels: [string, string];
+  /** The inspector's width in px beside the graph, folded to a strip, the widget maximized (js/room.ts). */
+  inspector_width: number;
+  inspector_collapsed: boolean;
+  maximized: boolean;
 }

@@ -4,13 +4,44 @@ import { STYLES } from "./styles";
 
 /** Height of the row of inspectors under a diff's panes (see styles.ts). */
 const DIFF_INSPECTOR_HEIGHT = 260;
+/** Height of the divider above them, with its fold button (all that is left of them when folded). */
+const DIFF_FOLDED_HEIGHT = 18;
+
+/** Four corners: maximize/restore (an icon of its own: no font on every host has a glyph for it). */
+function cornersIcon(): SVGSVGElement {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 12 12");
+  svg.setAttribute("width", "12");
+  svg.setAttribute("height", "12");
+  svg.setAttribute("aria-hidden", "true");
+  const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+  path.setAttribute("d", "M1 4V1h3M8 1h3v3M11 8v3H8M4 11H1V8");
+  path.setAttribute("fill", "none");
+  path.setAttribute("stroke", "currentColor");
+  path.setAttribute("stroke-width", "1.5");
+  svg.append(path);
+  return svg;
+}
+
+function toolbarButton(className: string, text: string, label: string): HTMLButtonElement {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = `tlw-button ${className}`;
+  button.textContent = text;
+  button.title = label;
+  button.setAttribute("aria-label", label);
+  return button;
+}
 
 export type StatusState = "loading" | "ready" | "error" | "disconnected" | "paused";
 
 export class WidgetView {
   readonly root: HTMLDivElement;
   readonly body: HTMLDivElement;
-  private readonly main: HTMLDivElement;
+  /** The viewer's body and, beside (or under) it, the side panel (js/room.ts splits them). */
+  readonly main: HTMLDivElement;
+  /** The side panel attachSide() put in, if any. */
+  side: HTMLElement | null = null;
   private readonly status: HTMLSpanElement;
   private readonly errorBox: HTMLPreElement;
   private readonly title: HTMLSpanElement;
@@ -19,6 +50,10 @@ export class WidgetView {
   private readonly notice: HTMLDivElement;
   private readonly chips: HTMLDivElement;
   private readonly overlayLabel: HTMLLabelElement;
+  private readonly actions: HTMLSpanElement;
+  private readonly imageButtons: HTMLSpanElement;
+  private saveImage: (format: string) => void = () => undefined;
+  private readonly maximizeButton: HTMLButtonElement;
 
   constructor(el: HTMLElement, height: number) {
     el.replaceChildren();
@@ -43,7 +78,15 @@ export class WidgetView {
     overlayLabel.append(this.overlaySelect);
     this.overlayInfo = document.createElement("span");
     this.overlayInfo.className = "tlw-overlay-info";
-    toolbar.append(this.title, this.status, overlayLabel, this.overlayInfo);
+    // The widget's own buttons, last in the toolbar (and in the Tab order).
+    this.actions = document.createElement("span");
+    this.actions.className = "tlw-actions";
+    this.imageButtons = document.createElement("span");
+    this.imageButtons.className = "tlw-images";
+    this.maximizeButton = toolbarButton("tlw-maximize", "", "Maximize the widget");
+    this.maximizeButton.append(cornersIcon());
+    this.actions.append(this.imageButtons, this.maximizeButton);
+    toolbar.append(this.title, this.status, overlayLabel, this.overlayInfo, this.actions);
     this.notice = document.createElement("div");
     this.notice.className = "tlw-notice";
     this.notice.setAttribute("role", "status");
@@ -119,7 +162,34 @@ export class WidgetView {
 
   /** Puts a side panel (the inspector) to the right of the viewer. */
   attachSide(panel: HTMLElement): void {
+    this.side = panel;
     this.main.append(panel);
+  }
+
+  /** What the toolbar's "save image" and "maximize" buttons do. */
+  onActions(actions: { saveImage: (format: string) => void; toggleMaximized: () => void }): void {
+    this.saveImage = actions.saveImage;
+    this.maximizeButton.onclick = actions.toggleMaximized;
+  }
+
+  /** One "save image" button per format the viewer on screen exports (none until it is drawn). */
+  setImageFormats(formats: readonly string[]): void {
+    this.imageButtons.replaceChildren(
+      ...formats.map((format) => {
+        const name = format.toUpperCase();
+        const button = toolbarButton(`tlw-save-image tlw-save-${format}`, `⤓ ${name}`, `Save an image of the graph (${name})`);
+        button.onclick = () => this.saveImage(format);
+        return button;
+      }),
+    );
+  }
+
+  /** The maximize button says what it does next. */
+  setMaximized(maximized: boolean): void {
+    const text = maximized ? "Restore the widget size (Escape)" : "Maximize the widget";
+    this.maximizeButton.setAttribute("aria-label", text);
+    this.maximizeButton.title = text;
+    this.maximizeButton.setAttribute("aria-pressed", String(maximized));
   }
 
   setTitle(text: string): void {
@@ -127,8 +197,9 @@ export class WidgetView {
   }
 
   setHeight(px: number): void {
-    // A diff's inspectors sit below its panes: the panes keep the height asked for.
-    const extra = this.root.dataset.kind === "diff" ? DIFF_INSPECTOR_HEIGHT : 0;
+    // A diff's inspectors sit below its panes: the panes keep the height asked for (folded: a strip).
+    const folded = this.root.dataset.inspector === "collapsed";
+    const extra = this.root.dataset.kind === "diff" ? DIFF_FOLDED_HEIGHT + (folded ? 0 : DIFF_INSPECTOR_HEIGHT) : 0;
     this.root.style.height = `${px + extra}px`;
   }
 

@@ -5,6 +5,7 @@ import type { Graph } from "./draw-inputs";
 import type { FrameBridge } from "./frame-bridge";
 import { ModelExplorerFrame } from "./model-explorer/bridge";
 import { NetronFrame } from "./netron/bridge";
+import { checkExport, saveFile } from "./netron/export";
 import type { GraphReply, NetronGraphReply, Viewer } from "./protocol";
 
 export const VIEWER_TITLES: Record<Viewer, string> = { "model-explorer": "Model Explorer", netron: "Netron" };
@@ -19,11 +20,27 @@ export interface ViewerFrame {
   /** Shows a new graph in the same frame if the viewer can (resolves when drawn), else null. */
   replace(graph: Graph): Promise<number> | null;
   dispose(): void;
+  /** The image formats "save image" offers for this viewer. */
+  readonly imageFormats: ImageFormat[];
+  /** Saves an image of the graph as the user asked in this page (a download); rejects with why not. */
+  saveImage(format: ImageFormat): Promise<void>;
+  /** Fits the graph to the frame, where the viewer can (after maximize or restore). */
+  fit(): void;
+}
+
+export type ImageFormat = "png" | "svg";
+
+/** What the widget adds to a viewer frame: its image export and its fit. */
+interface FrameRoom {
+  imageFormats: ImageFormat[];
+  saveImage: (format: ImageFormat) => Promise<void>;
+  fit: () => void;
 }
 
 /** A frame as the widget sees it; `replace` is what the viewer can do with a new graph in place. */
-function viewerFrame(viewer: Viewer, frame: FrameBridge, replace: (graph: Graph) => Promise<number> | null): ViewerFrame {
+function viewerFrame(viewer: Viewer, frame: FrameBridge, replace: (graph: Graph) => Promise<number> | null, room: FrameRoom): ViewerFrame {
   return {
+    ...room,
     viewer,
     get rendered() {
       return frame.rendered;
@@ -52,6 +69,8 @@ export interface ViewerEvents {
   onContextLost?: () => void;
   /** Something the frame asked for was refused (e.g. a Netron export without a click). */
   onNotice?: (text: string) => void;
+  /** Escape was pressed inside the frame. */
+  onEscape?: () => void;
 }
 
 /** The reply as `kind` expects it: a reply of another viewer than the frame's is a kernel mix-up. */
@@ -66,20 +85,30 @@ export async function createViewer(
   container: HTMLElement,
   bundle: AssetBundle,
   graph: Graph,
-  { onSelect, onContextLost, onNotice }: ViewerEvents,
+  { onSelect, onContextLost, onNotice, onEscape }: ViewerEvents,
 ): Promise<ViewerFrame> {
   if (viewer === "netron") {
     const reply = expect(graph.reply, "netron");
     const { model, attachment } = await netronFiles(reply, graph.buffers);
-    const frame = new NetronFrame(container, { bundle, model, attachment, onSelect, onNotice });
+    const frame = new NetronFrame(container, { bundle, model, attachment, onSelect, onNotice, onEscape });
     frame.setOverlay(reply.overlay);
-    return viewerFrame(viewer, frame, (next) => {
-      const nextReply = expect(next.reply, "netron");
-      return netronFiles(nextReply, next.buffers).then(({ model, attachment }) => {
-        frame.setOverlay(nextReply.overlay); // kept by the frame for the graph it opens next
-        return frame.open(model, attachment);
-      });
-    });
+    const room: FrameRoom = {
+      imageFormats: ["png", "svg"],
+      saveImage: async (format) => frame.exportImage(format), // downloaded when the frame answers
+      fit: () => undefined, // Netron keeps its zoom; its canvas follows the frame's size
+    };
+    return viewerFrame(
+      viewer,
+      frame,
+      (next) => {
+        const nextReply = expect(next.reply, "netron");
+        return netronFiles(nextReply, next.buffers).then(({ model, attachment }) => {
+          frame.setOverlay(nextReply.overlay); // kept by the frame for the graph it opens next
+          return frame.open(model, attachment);
+        });
+      },
+      room,
+    );
   }
   const reply = expect(graph.reply, "model-explorer", "model-explorer-diff");
   const texts = await Promise.all(graph.buffers.map((buffer) => gunzipText(buffer)));
@@ -89,7 +118,8 @@ export async function createViewer(
     const count = reply.panes.length;
     const panes = reply.panes.map((pane, i) => ({ label: pane.label, graphJson: texts[i] }));
     const nodeData = reply.paneNodeData.map((data, i) => ({ name: data.name, pane: data.pane, json: texts[count + i] }));
-    return viewerFrame(viewer, new ModelExplorerFrame(container, { bundle, panes, nodeData, onSelect, onContextLost }), fresh);
+    const frame = new ModelExplorerFrame(container, { bundle, panes, nodeData, onSelect, onContextLost, onEscape });
+    return viewerFrame(viewer, frame, fresh, modelExplorerRoom(frame, reply.label || "diff"));
   }
   const [graphJson, nodeDataJson] = texts;
   const nodeData = reply.nodeData && nodeDataJson ? [{ name: reply.nodeData.name, json: nodeDataJson, pane: 0 }] : [];
@@ -99,6 +129,22 @@ export async function createViewer(
     nodeData,
     onSelect,
     onContextLost,
+    onEscape,
   });
-  return viewerFrame(viewer, frame, fresh);
+  return viewerFrame(viewer, frame, fresh, modelExplorerRoom(frame, reply.label || "graph"));
+}
+
+/** Model Explorer's image is a PNG of its graph canvas, made in the frame and downloaded by this page. */
+function modelExplorerRoom(frame: ModelExplorerFrame, name: string): FrameRoom {
+  return {
+    imageFormats: ["png"],
+    async saveImage() {
+      const blob = await frame.image();
+      // The user clicked this page's own button: the same checks as a Netron export, with that gesture.
+      const verdict = checkExport({ file: `${name}.png`, blob }, true);
+      if (!verdict.ok) throw new Error(verdict.reason);
+      saveFile(verdict, blob);
+    },
+    fit: () => frame.fit(),
+  };
 }

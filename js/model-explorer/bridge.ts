@@ -4,6 +4,11 @@ import { blobUrl, filesWithRole, mimeOf, textWithRole, type AssetBundle } from "
 import { FrameBridge, type FrameMessage } from "../frame-bridge";
 import { buildDocument, encodeQuery, JSON_ADAPTER, rewriteFontFaces, type StartQuery } from "./document";
 import {
+  SHIM_ESCAPE,
+  SHIM_FIT,
+  SHIM_IMAGE,
+  SHIM_IMAGE_REPLY,
+  type ShimImageReply,
   ME_NODE_SELECTED,
   ME_READY,
   ME_SELECT_NODE,
@@ -72,6 +77,10 @@ export interface ModelExplorerFrameOptions {
   onSelect: (nodeId: string) => void;
   /** A WebGL context of a canvas on screen was lost: the graph is blank until the frame is redrawn. */
   onContextLost?: () => void;
+  /** Start with the app's own info panel closed (default: true; the inspector shows its facts). */
+  infoPanelClosed?: boolean;
+  /** The user pressed Escape inside the frame. */
+  onEscape?: () => void;
 }
 
 /** The app's start query for these panes and node data (what its own server would put in ?data=). */
@@ -127,6 +136,8 @@ export class ModelExplorerFrame extends FrameBridge {
   readonly rendered: Promise<number>;
   private resolveRendered!: (ms: number) => void;
   private rejectRendered!: (error: Error) => void;
+  private imageId = 0;
+  private readonly images = new Map<number, (reply: ShimImageReply) => void>();
 
   constructor(
     container: HTMLElement,
@@ -148,6 +159,7 @@ export class ModelExplorerFrame extends FrameBridge {
         urls: app.shimUrls,
         extensions: [JSON_ADAPTER],
         query: encodeQuery(startQuery(options.panes, options.nodeData)),
+        infoPanelClosed: options.infoPanelClosed ?? true,
       },
     });
     this.start(container, html);
@@ -155,6 +167,20 @@ export class ModelExplorerFrame extends FrameBridge {
 
   protected postSelect(nodeId: string): void {
     this.post({ cmd: ME_SELECT_NODE, nodeId });
+  }
+
+  /** Fits the graph to the frame (after the widget was maximized or restored). */
+  fit(): void {
+    this.post({ cmd: SHIM_FIT });
+  }
+
+  /** A PNG of what the graph canvases show now (both panes of a diff). */
+  image(): Promise<Blob> {
+    const id = ++this.imageId;
+    return new Promise((resolve, reject) => {
+      this.images.set(id, (reply) => (reply.blob ? resolve(reply.blob) : reject(new Error(reply.error ?? "no image"))));
+      this.post({ cmd: SHIM_IMAGE, id });
+    });
   }
 
   protected receive(message: FrameMessage): void {
@@ -185,6 +211,15 @@ export class ModelExplorerFrame extends FrameBridge {
         break;
       case ME_NODE_SELECTED:
         this.selectedInFrame(String(message.nodeId ?? ""));
+        break;
+      case SHIM_IMAGE_REPLY: {
+        const reply = message as unknown as ShimImageReply;
+        this.images.get(reply.id)?.(reply);
+        this.images.delete(reply.id);
+        break;
+      }
+      case SHIM_ESCAPE:
+        this.options.onEscape?.();
         break;
     }
   }

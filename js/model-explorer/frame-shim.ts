@@ -3,9 +3,13 @@
 // server API from the parent page, and keeps the app off the network and off the page's history.
 import {
   SHIM_CONTEXT_LOST,
+  SHIM_ESCAPE,
   SHIM_FAILED,
   SHIM_FETCH,
   SHIM_FETCH_REPLY,
+  SHIM_FIT,
+  SHIM_IMAGE,
+  SHIM_IMAGE_REPLY,
   SHIM_RENDERED,
   type ShimConfig,
   type ShimFetchReply,
@@ -233,6 +237,10 @@ declare global {
   };
   const realGetContext = HTMLCanvasElement.prototype.getContext;
   HTMLCanvasElement.prototype.getContext = function (this: HTMLCanvasElement, kind: string, ...rest: unknown[]) {
+    // The graph's canvas keeps its last frame, so "save image" can read it whenever it is asked.
+    if (/webgl/i.test(String(kind)) && this.classList.contains("main")) {
+      rest[0] = { ...((rest[0] as object | undefined) ?? {}), preserveDrawingBuffer: true };
+    }
     const context = (realGetContext as (...args: unknown[]) => unknown).call(this, kind, ...rest);
     if (context) watch(this, kind);
     return context;
@@ -245,6 +253,67 @@ declare global {
       return context;
     } as typeof OffscreenCanvas.prototype.getContext;
   }
+
+  // The app's own side panel (NODE INFO, ATTRIBUTES; GRAPH INFO in a split pane) takes 370 px of
+  // each pane and shows what the widget's inspector shows. Start it closed: its own hide toggle is
+  // clicked once, as soon as a panel appears (before the graph's first fit), so the user's toggle
+  // still opens it, and a panel the user opened stays open. The web app has no setting or query
+  // field for this (its config's hideInfoPanel removes the panel for good).
+  if (config.infoPanelClosed) {
+    const closedOnce = new WeakSet<Element>();
+    const closePanels = () => {
+      for (const toggle of document.querySelectorAll<HTMLElement>("info-panel .hide-toggle")) {
+        const panel = toggle.closest("info-panel");
+        if (!panel || closedOnce.has(panel)) continue;
+        closedOnce.add(panel);
+        toggle.click();
+      }
+    };
+    new MutationObserver(closePanels).observe(document, { childList: true, subtree: true });
+  }
+
+  // The widget's room: fit the graph when the frame changes size for good (maximize, restore); a PNG of
+  // the graph canvases (both panes of a diff, where they are on screen) for "save image"; Escape
+  // reaches the page, which restores a maximized widget.
+  const graphImage = async (): Promise<Blob> => {
+    const canvases = [...document.querySelectorAll<HTMLCanvasElement>("webgl-renderer canvas.main")].filter(
+      (canvas) => canvas.width > 0 && canvas.getBoundingClientRect().width > 0,
+    );
+    if (!canvases.length) throw new Error("no graph is drawn yet");
+    const rects = canvases.map((canvas) => canvas.getBoundingClientRect());
+    const left = Math.min(...rects.map((rect) => rect.left));
+    const top = Math.min(...rects.map((rect) => rect.top));
+    const scale = canvases[0].width / rects[0].width; // the device pixel ratio the app draws at
+    const out = document.createElement("canvas");
+    out.width = Math.round((Math.max(...rects.map((rect) => rect.right)) - left) * scale);
+    out.height = Math.round((Math.max(...rects.map((rect) => rect.bottom)) - top) * scale);
+    const context = out.getContext("2d")!;
+    context.fillStyle = getComputedStyle(document.body).backgroundColor || "#fff";
+    context.fillRect(0, 0, out.width, out.height);
+    canvases.forEach((canvas, i) => {
+      const rect = rects[i];
+      context.drawImage(canvas, (rect.left - left) * scale, (rect.top - top) * scale, rect.width * scale, rect.height * scale);
+    });
+    return new Promise((resolve, reject) =>
+      out.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("the browser made no PNG"))), "image/png"),
+    );
+  };
+  window.addEventListener("message", (event: MessageEvent) => {
+    const data = event.data as { cmd?: string; id?: number } | undefined;
+    if (event.source !== window.parent || !trusted(event) || !data) return;
+    if (data.cmd === SHIM_FIT) {
+      // The app's own fit: its space-key shortcut (the selected pane of a diff).
+      document.dispatchEvent(new KeyboardEvent("keydown", { key: " ", code: "Space", bubbles: true }));
+    } else if (data.cmd === SHIM_IMAGE) {
+      graphImage().then(
+        (blob) => post({ cmd: SHIM_IMAGE_REPLY, id: data.id, blob }),
+        (error: unknown) => post({ cmd: SHIM_IMAGE_REPLY, id: data.id, blob: null, error: String(error) }),
+      );
+    }
+  });
+  realAdd.call(document, "keydown", (event: Event) => {
+    if ((event as KeyboardEvent).key === "Escape" && event.isTrusted) post({ cmd: SHIM_ESCAPE });
+  });
 
   // Report when the graph is drawn. "model-explorer-ready" comes seconds earlier; the graph is on
   // screen once the renderer's WebGL canvas exists and the "Processing graph..." spinner is gone.

@@ -16,6 +16,27 @@ export const SHIM_FAILED = "tlw-me-failed";
 /** Our shim reports that a WebGL context of the frame was lost (`shown`: its canvas is in the page). */
 export const SHIM_CONTEXT_LOST = "tlw-me-context-lost";
 
+/** Parent -> shim: fit the graph to the frame (the app's own space-key fit), e.g. after maximize. */
+export const SHIM_FIT = "tlw-me-fit";
+/** Parent -> shim: a PNG of what the graph canvases show; the shim answers SHIM_IMAGE_REPLY. */
+export const SHIM_IMAGE = "tlw-me-image";
+export const SHIM_IMAGE_REPLY = "tlw-me-image-reply";
+/** Shim -> parent: the user pressed Escape in the frame (a maximized widget restores). */
+export const SHIM_ESCAPE = "tlw-me-escape";
+
+export interface ShimImageRequest {
+  cmd: typeof SHIM_IMAGE;
+  id: number;
+}
+
+export interface ShimImageReply {
+  cmd: typeof SHIM_IMAGE_REPLY;
+  id: number;
+  /** image/png, or null with `error` saying why. */
+  blob: Blob | null;
+  error?: string;
+}
+
 /** Configuration the parent writes into the frame document for the shim. */
 export interface ShimConfig {
   /** Asset name (e.g. "worker-X.js", "FontRegular.png") -> blob: URL made by the parent. */
@@ -24,6 +45,8 @@ export interface ShimConfig {
   query: string;
   /** Answer to /api/v1/get_extensions: must list the builtin JSON adapter or nothing loads. */
   extensions: unknown[];
+  /** Close the app's own info panel(s) as they appear (the user can open them again). */
+  infoPanelClosed?: boolean;
 }
 
 export interface ShimFetchRequest {

@@ -8,7 +8,7 @@ import { filesWithRole, textWithRole, type AssetBundle } from "../assets";
 import { FrameBridge, type FrameMessage } from "../frame-bridge";
 import type { NetronOverlay } from "../protocol";
 import { buildFrameDocument, makeNonce, rewriteModule } from "./document";
-import { checkExport } from "./export";
+import { checkExport, saveFile } from "./export";
 import * as frame from "./protocol";
 import hostSource from "frame:./frame-host.ts";
 
@@ -28,6 +28,8 @@ export interface NetronFrameOptions {
   onSelect: (name: string) => void;
   /** Called with a sentence when the frame asked for something the page refused (e.g. a download). */
   onNotice?: (text: string) => void;
+  /** The user pressed Escape inside the frame. */
+  onEscape?: () => void;
 }
 
 /** What one asset bundle turns into, once per page: the document and the rewritten module texts. */
@@ -39,7 +41,11 @@ interface PreparedNetron {
 const prepared = new Map<string, PreparedNetron>();
 
 // Netron's own welcome page shows while it starts; inside a cell its logo and links are noise.
-const WIDGET_CSS = ".logo-github, .logo-message, .open-file-button { display: none !important; }";
+// Netron's properties sidebar takes min(60%, 42em) of the frame and leaves the graph 40%: the graph
+// keeps at least half (min-width wins over the width Netron sets on its container when it opens).
+const WIDGET_CSS =
+  ".logo-github, .logo-message, .open-file-button { display: none !important; }" +
+  " #sidebar { max-width: 50%; } #target { min-width: 50vw; }";
 
 function prepare(bundle: AssetBundle): PreparedNetron {
   const cached = prepared.get(bundle.key);
@@ -83,6 +89,8 @@ export class NetronFrame extends FrameBridge {
   private readonly boot: frame.NetronBootMessage;
   private readonly opens = new Map<number, PendingOpen>();
   private nextId = 0;
+  /** The export the widget's own "save image" button asked for (its reply downloads without a click here). */
+  private exportRequest = 0;
   private ready = false;
   private queuedOpens: frame.NetronOpenMessage[] = [];
   private overlay: NetronOverlay | null = null;
@@ -127,6 +135,12 @@ export class NetronFrame extends FrameBridge {
   /** Selects, reveals (drilling into module calls) and shows the properties of a node by Netron name. */
   protected postSelect(name: string): void {
     this.post({ cmd: frame.NETRON_SELECT, name } satisfies frame.NetronSelectMessage);
+  }
+
+  /** Netron's own export of the graph on screen (the widget's "save image" button was clicked). */
+  exportImage(format: "png" | "svg"): void {
+    this.exportRequest = ++this.nextId;
+    this.post({ cmd: frame.NETRON_EXPORT_REQUEST, id: this.exportRequest, format } satisfies frame.NetronExportRequestMessage);
   }
 
   private request(model: NetronModelFile, attachment?: NetronModelFile): Promise<number> {
@@ -182,6 +196,9 @@ export class NetronFrame extends FrameBridge {
       case frame.NETRON_EXPORT:
         this.download(message as unknown as frame.NetronExportMessage);
         break;
+      case frame.NETRON_ESCAPE:
+        this.options.onEscape?.();
+        break;
     }
   }
 
@@ -210,16 +227,15 @@ export class NetronFrame extends FrameBridge {
    * (navigator.userActivation, for about 5 s in Chromium) and puts the focus on the frame element.
    */
   private download(message: frame.NetronExportMessage): void {
-    const gesture = Boolean(navigator.userActivation?.isActive) && document.activeElement === this.iframe;
+    // Or the answer to the one request the widget's own button made (that click was in this page).
+    const asked = this.exportRequest !== 0 && message.request === this.exportRequest;
+    if (asked) this.exportRequest = 0;
+    const gesture = asked || (Boolean(navigator.userActivation?.isActive) && document.activeElement === this.iframe);
     const verdict = checkExport(message, gesture);
     if (!verdict.ok) {
       this.options.onNotice?.(`Netron's export was not downloaded: ${verdict.reason}.`);
       return;
     }
-    const link = document.createElement("a");
-    link.download = verdict.name;
-    link.href = URL.createObjectURL(new Blob([message.blob], { type: verdict.type }));
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+    saveFile(verdict, message.blob);
   }
 }

@@ -44,3 +44,12 @@ export function checkExport(message: { file?: unknown; blob?: unknown }, gesture
   // The download carries the canonical type, whatever alias the frame used.
   return { ok: true, name: sanitiseName(message.file, extension), type };
 }
+
+/** Downloads `blob` as `verdict.name` (an accepted export) from this page. */
+export function saveFile(verdict: { name: string; type: string }, blob: Blob): void {
+  const link = document.createElement("a");
+  link.download = verdict.name;
+  link.href = URL.createObjectURL(new Blob([blob], { type: verdict.type }));
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+}

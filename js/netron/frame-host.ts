@@ -15,6 +15,8 @@ import { FrameHost, load } from "./netron-host";
 import type { BaseModule, ViewModule } from "./netron-view";
 import {
   NETRON_BOOT,
+  NETRON_ESCAPE,
+  NETRON_EXPORT_REQUEST,
   NETRON_FAILED,
   NETRON_HELLO,
   NETRON_OPEN,
@@ -22,6 +24,7 @@ import {
   NETRON_READY,
   NETRON_SELECT,
   type NetronBootMessage,
+  type NetronExportRequestMessage,
   type NetronOpenMessage,
   type NetronOverlayMessage,
   type NetronSelectMessage,
@@ -85,6 +88,7 @@ async function boot(message: NetronBootMessage): Promise<void> {
     if (data.cmd === NETRON_OPEN) void frame.open(data as NetronOpenMessage);
     else if (data.cmd === NETRON_SELECT) void frame.select(data as NetronSelectMessage);
     else if (data.cmd === NETRON_OVERLAY) frame.overlay(data as NetronOverlayMessage);
+    else if (data.cmd === NETRON_EXPORT_REQUEST) void frame.exportImage(data as NetronExportRequestMessage);
   });
   post({ cmd: NETRON_READY, worker: workerUrl !== null });
 }
@@ -100,6 +104,11 @@ document.addEventListener(
   },
   true,
 );
+
+// Escape inside the frame reaches the page too: a maximized widget restores.
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && event.isTrusted) post({ cmd: NETRON_ESCAPE });
+});
 
 window.addEventListener("error", (event) => post({ cmd: NETRON_FAILED, message: String(event.message || event.error) }));
 window.addEventListener("unhandledrejection", (event) => post({ cmd: NETRON_FAILED, message: describe(event.reason) }));

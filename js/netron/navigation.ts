@@ -18,6 +18,7 @@ import {
   NETRON_FAILED,
   NETRON_RENDERED,
   NETRON_SELECTED,
+  type NetronExportRequestMessage,
   type NetronOpenMessage,
   type NetronOverlayMessage,
   type NetronSelectMessage,
@@ -102,6 +103,19 @@ export class WidgetFrame {
   /** Not serialised: the overlay is state; whatever graph is drawn next is coloured with it. */
   overlay(message: NetronOverlayMessage): void {
     this.painter.set(message.overlay, this.view.target);
+  }
+
+  /** Netron's own image export of the graph on screen, answering the parent's request `id`. */
+  exportImage(message: NetronExportRequestMessage): Promise<void> {
+    return this.serial(async () => {
+      if (!this.view.activeTarget) return;
+      this.host.exportRequest = message.id;
+      try {
+        await this.view.export(`${document.title || "graph"}.${message.format}`);
+      } finally {
+        this.host.exportRequest = null;
+      }
+    });
   }
 
   /** Selects a node by name (a name not in the model is ignored: the parent's selection stays). */

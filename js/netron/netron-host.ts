@@ -133,14 +133,20 @@ export class FrameHost {
     return `${defaultPath}.${extension}`;
   }
 
+  /** The parent's export request being answered (its "save image" button), if any. */
+  exportRequest: number | null = null;
+
   async export(file: string, blob: Blob): Promise<void> {
     // A sandboxed frame may not download; the parent page does it, and only right after a click of
-    // the user (the parent checks that too: this frame's word alone is not enough).
-    if (navigator.userActivation && !navigator.userActivation.isActive) {
+    // the user (the parent checks that too: this frame's word alone is not enough). The parent's own
+    // button was clicked in the page, not here: it answers that request.
+    const request = this.exportRequest;
+    this.exportRequest = null;
+    if (request === null && navigator.userActivation && !navigator.userActivation.isActive) {
       void this.message("Export needs a click in the viewer: choose Export again.");
       return;
     }
-    post({ cmd: NETRON_EXPORT, file, blob });
+    post({ cmd: NETRON_EXPORT, file, blob, ...(request === null ? {} : { request }) });
   }
 
   async execute(name: string): Promise<void> {

@@ -64,6 +64,8 @@ export interface NetronView {
   showNodeProperties(node: NetronNode | null, source?: string): void;
   error(error: unknown, name: string | null, screen: string | null): Promise<void>;
   about(): void;
+  /** Netron's "Export as PNG/SVG": builds the image and hands it to the host's export(). */
+  export(file: string): Promise<void>;
 }
 
 export interface ViewModule {

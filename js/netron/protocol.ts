@@ -19,6 +19,10 @@ export const NETRON_SELECT = "tlw-netron-select";
 export const NETRON_SELECTED = "tlw-netron-selected";
 /** Frame -> parent: Netron's "Export as PNG/SVG"; the sandboxed frame cannot download itself. */
 export const NETRON_EXPORT = "tlw-netron-export";
+/** Parent -> frame: export the graph as an image (the widget's "save image" button); answered by NETRON_EXPORT. */
+export const NETRON_EXPORT_REQUEST = "tlw-netron-export-request";
+/** Frame -> parent: the user pressed Escape in the frame (a maximized widget restores). */
+export const NETRON_ESCAPE = "tlw-netron-escape";
 /** Parent -> frame: colour node boxes by a value per node, with a legend (null clears). */
 export const NETRON_OVERLAY = "tlw-netron-overlay";
 
@@ -83,6 +87,14 @@ export interface NetronExportMessage {
   cmd: typeof NETRON_EXPORT;
   file: string;
   blob: Blob;
+  /** The id of the parent's NETRON_EXPORT_REQUEST this answers (absent: Netron's own menu). */
+  request?: number;
+}
+
+export interface NetronExportRequestMessage {
+  cmd: typeof NETRON_EXPORT_REQUEST;
+  id: number;
+  format: "png" | "svg";
 }
 
 export interface NetronOverlayMessage {

@@ -274,3 +274,12 @@ def alt_click_search_result(frame: Any, query: str, node_id: str | None = None) 
     result = frame.locator(f"{nodes} .edge-node").first
     result.wait_for(timeout=30_000)
     result.click(modifiers=["Alt"])
+
+
+def open_info_panel(frame: Any) -> None:
+    """Opens Model Explorer's own info panel with its own toggle, as a user does: the widget starts it
+    closed (the inspector shows its facts). ``frame``: the viewer's frame (a Playwright frame locator)."""
+    panel = frame.locator("info-panel").first
+    panel.locator(".hide-toggle").wait_for(state="attached", timeout=30_000)
+    if panel.evaluate("el => el.getBoundingClientRect().width") < 100:
+        panel.locator(".hide-toggle").click()

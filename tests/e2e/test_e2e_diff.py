@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from conftest import RecordedPage, notebook_session
-from harness import JupyterServer, KernelAccess
+from harness import JupyterServer, KernelAccess, open_info_panel
 from playwright.sync_api import expect
 
 CELLS = [
@@ -102,8 +102,10 @@ def test_baseline_set_from_the_kernel_recolours_an_open_explorer(session: Sessio
         "document.querySelectorAll('.tlw-status')[1]?.dataset.state === 'ready'", timeout=120_000
     )
     frame = session.frame(1)
+    open_info_panel(frame)  # its NODE DATA PROVIDERS section names the overlay
     expect(frame.get_by_text(kernel.value("w._overlay.provider")).first).to_be_visible(timeout=30_000)
     kernel.run("w.select(log_b.modules['transformer.h.1.mlp.c_fc'].output_ops[0])")
+    open_info_panel(frame)  # the widget starts the app's own panel closed
     row = frame.locator("info-panel tr").filter(has=frame.locator("td.key", has_text="diff_status"))
     expect(row.locator("td.value .one-line-text").first).to_have_text("changed", timeout=30_000)
     root.screenshot(path=str(artifacts / "baseline-delta.png"))

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import RecordedPage, notebook_session
-from harness import JupyterServer, KernelAccess
+from harness import JupyterServer, KernelAccess, open_info_panel
 from playwright.sync_api import expect
 
 CELLS = [
@@ -95,6 +95,7 @@ def test_forged_select_commands_from_another_output_change_nothing(session: Sess
     netron.wait_for_function("window.__tlwHeard.includes('tlw-netron-select')")
     # ... and acted on none. A real selection from the kernel goes through, and is the only one.
     kernel.run("w.select('relu_1_2'); n.select('relu_1_2')")
+    open_info_panel(explorer)  # the widget starts the app's own panel closed
     row = explorer.locator("info-panel tr").filter(has=explorer.locator("td.key", has_text="torchlens_label"))
     expect(row.locator("td.value .one-line-text").first).to_have_text("relu_1_2:1", timeout=30_000)
     expect(netron.locator("#sidebar-content")).to_contain_text("relu_1_2", timeout=30_000)

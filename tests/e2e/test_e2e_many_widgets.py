@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from conftest import SETTLED, notebook_session
-from harness import JupyterServer
+from harness import JupyterServer, open_info_panel
 from playwright.sync_api import expect
 
 SETUP = """import torch, torchlens as tl, torchlens_widgets as tlw
@@ -147,6 +147,7 @@ def test_a_lost_webgl_context_pauses_the_view_and_redraws_it_with_the_selection(
         kernel.wait_ready("w")
         viewer = root.locator("iframe.tlw-frame").content_frame
         expect(viewer.locator("webgl-renderer canvas").first).to_be_attached(timeout=60_000)
+        open_info_panel(viewer)  # the widget starts the app's own panel closed
         row = viewer.locator("info-panel tr").filter(has=viewer.locator("td.key", has_text="torchlens_label"))
         expect(row.locator("td.value .one-line-text").first).to_have_text("linear_2_3:1", timeout=30_000)
         root.screenshot(path=str(artifacts / "context-lost-redrawn.png"))

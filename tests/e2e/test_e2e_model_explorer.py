@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import RecordedPage, notebook_session
-from harness import JupyterServer, KernelAccess
+from harness import JupyterServer, KernelAccess, open_info_panel
 
 GPT2_CELLS = [
     """import time, torch, torchlens as tl, torchlens_widgets as tlw
@@ -82,6 +82,7 @@ def test_select_from_kernel_moves_the_viewer(session: Session, artifacts: Any) -
     label = kernel.value("w.selected_label")
     assert label
     # The viewer's side panel switches to the node and shows its attributes, torchlens_label included.
+    open_info_panel(frame)  # the widget starts the app's own panel closed
     row = frame.locator("info-panel tr").filter(has=frame.locator("td.key", has_text="torchlens_label"))
     frame.locator("info-panel .section .header", has_text="Node info").first.wait_for(timeout=30_000)
     expect_text(row.locator("td.value .one-line-text").first, label)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from conftest import RecordedPage, notebook_session
-from harness import JupyterServer, KernelAccess
+from harness import JupyterServer, KernelAccess, open_info_panel
 from playwright.sync_api import expect
 
 BERT_CELLS = [
@@ -107,6 +107,7 @@ def test_viewer_switches_live_to_model_explorer_and_back(session: Session) -> No
     expect(title).to_have_text("Model Explorer", timeout=30_000)
     session.wait_ready()
     assert kernel.value("wn.selected_label") == label
+    open_info_panel(session.frame)  # the widget starts the app's own panel closed
     expect(session.frame.locator("info-panel .section .header", has_text="Node info").first).to_be_visible(
         timeout=30_000
     )

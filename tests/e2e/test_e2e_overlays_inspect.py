@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from conftest import RecordedPage, notebook_session
-from harness import JupyterServer, KernelAccess, alt_click_search_result
+from harness import JupyterServer, KernelAccess, alt_click_search_result, open_info_panel
 from playwright.sync_api import expect
 
 CELLS = [
@@ -157,6 +157,7 @@ def test_a_hundred_rapid_changes_end_in_the_last_state(session: Session, artifac
     expect(frame.get_by_text("magnitude (mean abs per op)").first).to_be_visible(timeout=30_000)
     expect(session.root.locator(".tlw-overlay-select")).to_have_value("magnitude")
     expect(session.root.locator(".tlw-overlay-info")).to_have_text(kernel.value("w.overlay_summary"))
+    open_info_panel(frame)  # the widget starts the app's own panel closed
     row = frame.locator("info-panel tr").filter(has=frame.locator("td.key", has_text="torchlens_label"))
     expect(row.locator("td.value .one-line-text").first).to_have_text(label, timeout=30_000)
     expect(session.root.locator(".tlw-inspector")).to_contain_text(label)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from conftest import RecordedPage
-from harness import JupyterServer, KernelAccess, alt_click_search_result
+from harness import JupyterServer, KernelAccess, alt_click_search_result, open_info_panel
 from playwright.sync_api import expect
 from vscode_host.host import VSCodeHost, VSCodeNotebook
 
@@ -197,6 +197,7 @@ def test_select_from_the_kernel_moves_model_explorer(gpt2: GPT2Session) -> None:
     kernel.run("w.select('transformer.h.0.attn.c_attn')")
     label = kernel.value("w.selected_label")
     frame = gpt2.notebook.viewer(EXPLORER)
+    open_info_panel(frame)  # the widget starts the app's own panel closed
     row = frame.locator("info-panel tr").filter(has=frame.locator("td.key", has_text="torchlens_label"))
     expect(row.locator("td.value .one-line-text").first).to_have_text(label, timeout=30_000)
     expect(gpt2.root(EXPLORER).locator(".tlw-status")).to_contain_text(f"selected {label}")

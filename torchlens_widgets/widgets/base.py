@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pathlib
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import traitlets
 
@@ -24,7 +24,15 @@ from .._protocol import (
     Reply,
 )
 
+W = TypeVar("W", bound="ViewerWidget")
+
 BUNDLE = pathlib.Path(__file__).parent.parent / "static" / "widget.js"
+
+# The inspector's default width beside the graph, and the narrowest it can be dragged to (js/room.ts).
+INSPECTOR_WIDTH = 320
+MIN_INSPECTOR_WIDTH = 160
+# The layout traits a view may set (the divider, the fold and maximize buttons, Escape).
+ROOM_TRAITS = frozenset({"inspector_width", "inspector_collapsed", "maximized"})
 
 
 def bundle_source() -> pathlib.Path | str:
@@ -48,6 +56,12 @@ class ViewerWidget(BrowserState):
     _esm = bundle_source()
 
     height = traitlets.Int(640, min=200).tag(sync=True)
+    # The room: the inspector's width in px beside the graph (its divider sets it), whether it is
+    # folded to a thin strip, and whether the widget fills the notebook window (Escape restores).
+    # Set from the view as the user drags, folds or maximizes; kept for the widget's life.
+    inspector_width = traitlets.Int(INSPECTOR_WIDTH, min=MIN_INSPECTOR_WIDTH).tag(sync=True)
+    inspector_collapsed = traitlets.Bool(False).tag(sync=True)
+    maximized = traitlets.Bool(False).tag(sync=True)
     # The viewer's node id of the selection ("" when none); a click sets it, so does select().
     selected_node = traitlets.Unicode("").tag(sync=True)
     # Reported by the browser: "loading", "ready", "error" (with `error` saying why), or "paused": its
@@ -74,6 +88,11 @@ class ViewerWidget(BrowserState):
         self._channel.register("debug", self._answer_debug)
         self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
         self._ready = True
+
+    def maximize(self: W, on: bool = True) -> W:
+        """Fill the notebook window with the widget (``on=False``, Escape or its button restore it)."""
+        self.maximized = bool(on)
+        return self
 
     @property
     def bytes_sent(self) -> int:

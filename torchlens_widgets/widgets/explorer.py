@@ -57,6 +57,7 @@ _SAVED_TRAITS = (
     *("viewer", "granularity", "overlay", "overlay_summary", "baseline_summary", "height"),
     *("selected_node", "selected_label", "_asset_key", "_graph_rev", "_graph_info", "_overlay_choices"),
     *("depth", "show_buffers", "highlighted", "_highlight_nodes", "debug_status"),
+    *("inspector_width", "inspector_collapsed"),
 )
 
 
@@ -67,8 +68,9 @@ class Explorer(ViewerWidget):
     """
 
     # What a view may set (a click, the toolbar, what it reports); the rest is the kernel's.
-    _browser_writable = frozenset(
-        {"viewer", "granularity", "overlay", "height", "selected_node", "status", "error"}
+    _browser_writable = (
+        frozenset({"viewer", "granularity", "overlay", "height", "selected_node", "status", "error"})
+        | base.ROOM_TRAITS
     )
 
     viewer = traitlets.Unicode("model-explorer").tag(sync=True)
