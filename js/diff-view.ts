@@ -33,5 +33,6 @@ export const diffView: ViewKind = {
       text: `${entry.label} ${entry.value.toPrecision(3)}`,
       onClick: () => select(entry.node_id), // as a click in a pane
     })),
+  lineagePanels: [],
   contexts: 2,
 };

@@ -13,5 +13,6 @@ export const exploreView: ViewKind = {
   inspectLabels: (model) => [model.get("selected_label")],
   missingLabel: () => null,
   chips: () => [],
+  lineagePanels: [0],
   contexts: 1,
 };

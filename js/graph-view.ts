@@ -9,7 +9,7 @@ import { admit, contextsOf, release, trackVisibility, type BudgetEntry } from ".
 import { bufferEncodingFor } from "./host-transport";
 import type { InspectorPanel } from "./inspector";
 import { kernelOf, lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
-import { parseInspectReply } from "./protocol";
+import { debugQuestions, parseDebugReply, parseInspectReply, type DebugParams } from "./protocol";
 import { followHostTheme } from "./theme";
 import type { WidgetTraits } from "./traits";
 import { createViewer, VIEWER_TITLES, type ViewerFrame } from "./viewers";
@@ -49,6 +49,8 @@ export interface ViewKind {
   chips(model: TraitsModel, select: (nodeId: string) => void): { text: string; onClick: () => void }[];
   /** WebGL contexts one Model Explorer frame of this view takes (panes side by side). */
   contexts: number;
+  /** The inspector panels that offer the selection's lineage (upstream / downstream buttons). */
+  lineagePanels: number[];
 }
 
 export type TraitsModel = AnyModel<WidgetTraits>;
@@ -75,10 +77,15 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     model.set("error", error);
     model.save_changes();
   };
-  const statusText = () => {
+  const statusText = (answerNow?: string) => {
     const info = model.get("_graph_info");
     const label = kind.selectedText(model);
     const parts = [`${nodeCount(info)} nodes`, label ? `selected ${label}` : "click a node to select it"];
+    // The last debug answer leads: it is what the user asked for (the full line is the tooltip).
+    const answer = answerNow ?? model.get("debug_status") ?? "";
+    if (answer) parts.unshift(answer);
+    const highlighted = (model.get("highlighted") ?? []).length;
+    if (highlighted) parts.push(`${highlighted} highlighted`);
     const comparison = kind.comparison(model);
     if (comparison) parts.push(comparison.split("; largest:")[0]);
     for (const warning of info.warnings ?? []) parts.push(`⚠ ${warning}`);
@@ -149,6 +156,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     if (stale()) return;
     const selected = model.get("selected_node");
     if (selected) current.select(selected);
+    current.highlight(model.get("_highlight_nodes") ?? []);
     view.setStatus(statusText(), "ready");
     el.dataset.renderMs = String(Math.round(performance.now() - started));
     el.dataset.frameMs = String(Math.round(frameMs));
@@ -183,6 +191,29 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
       }),
     );
   }
+  /**
+   * Asks the kernel a debug question. The kernel does what the Python call does (selects, centres,
+   * highlights, sets `debug_status`); the reply's status is shown at once, the traits follow.
+   */
+  async function ask(params: DebugParams): Promise<void> {
+    if (lost) return;
+    view.setNotice("");
+    try {
+      const { result } = await channel.request("debug", params);
+      const reply = parseDebugReply(result);
+      if (disposed || lost) return;
+      if (model.get("status") === "ready") view.setStatus(statusText(reply.status), "ready");
+    } catch (error) {
+      // A refusal (nothing selected, no baseline) is not a broken widget: it is said like a refused overlay.
+      if (!disposed && !lost) view.setNotice(describe(error));
+    }
+  }
+  // A live kernel always syncs `_debug_questions` (maybe empty); a saved page's recording has no
+  // kernel to ask, and no such trait: its inspector offers no lineage.
+  if (Array.isArray(model.get("_debug_questions")))
+    for (const side of kind.lineagePanels) inspectors[side]?.setLineageHandler((direction) => void ask({ question: "lineage", direction }));
+  const showQuestions = () => view.setDebugQuestions(debugQuestions(model.get("_debug_questions")), (question) => void ask({ question }));
+  showQuestions();
   const showTopDeltas = () => view.setChips("Largest deltas:", kind.chips(model, onSelect));
 
   const fail = (error: unknown) => {
@@ -221,8 +252,15 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   const onSelectedNode = () => frame?.select(model.get("selected_node"));
   showTopDeltas();
   const onSelectedLabel = () => {
-    if (model.get("status") === "ready") view.setStatus(statusText(), "ready");
+    refreshStatus();
     void inspect();
+  };
+  const refreshStatus = () => {
+    if (model.get("status") === "ready") view.setStatus(statusText(), "ready");
+  };
+  const onHighlight = () => {
+    frame?.highlight(model.get("_highlight_nodes") ?? []);
+    refreshStatus();
   };
   const onHeight = () => view.setHeight(model.get("height"));
   const onOverlay = () => view.setOverlay(model.get("overlay") ?? "", model.get("overlay_summary") ?? "");
@@ -248,6 +286,10 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     ["change:overlay", onOverlay],
     ["change:overlay_summary", onOverlay],
     ["change:notice", onNotice],
+    ["change:_debug_questions", showQuestions],
+    ["change:debug_status", refreshStatus],
+    ["change:highlighted", refreshStatus],
+    ["change:_highlight_nodes", onHighlight],
   ];
   for (const [event, handler] of listeners) model.on(event, handler);
   const onKernelLost = (why: KernelLoss) => {

@@ -16,13 +16,23 @@ export interface ViewerFrame {
   readonly rendered: Promise<number>;
   readonly startupErrors: readonly string[];
   select(nodeId: string): void;
+  /**
+   * Marks these node ids as highlighted. Netron: the frame draws a border on their boxes. Model
+   * Explorer: nothing to do here, the kernel draws them into the graph it sends (a node style).
+   */
+  highlight(nodeIds: string[]): void;
   /** Shows a new graph in the same frame if the viewer can (resolves when drawn), else null. */
   replace(graph: Graph): Promise<number> | null;
   dispose(): void;
 }
 
 /** A frame as the widget sees it; `replace` is what the viewer can do with a new graph in place. */
-function viewerFrame(viewer: Viewer, frame: FrameBridge, replace: (graph: Graph) => Promise<number> | null): ViewerFrame {
+function viewerFrame(
+  viewer: Viewer,
+  frame: FrameBridge,
+  replace: (graph: Graph) => Promise<number> | null,
+  highlight: (nodeIds: string[]) => void = () => undefined,
+): ViewerFrame {
   return {
     viewer,
     get rendered() {
@@ -32,6 +42,7 @@ function viewerFrame(viewer: Viewer, frame: FrameBridge, replace: (graph: Graph)
       return frame.startupErrors;
     },
     select: (nodeId) => frame.select(nodeId),
+    highlight,
     replace,
     dispose: () => frame.dispose(),
   };
@@ -73,13 +84,18 @@ export async function createViewer(
     const { model, attachment } = await netronFiles(reply, graph.buffers);
     const frame = new NetronFrame(container, { bundle, model, attachment, onSelect, onNotice });
     frame.setOverlay(reply.overlay);
-    return viewerFrame(viewer, frame, (next) => {
-      const nextReply = expect(next.reply, "netron");
-      return netronFiles(nextReply, next.buffers).then(({ model, attachment }) => {
-        frame.setOverlay(nextReply.overlay); // kept by the frame for the graph it opens next
-        return frame.open(model, attachment);
-      });
-    });
+    return viewerFrame(
+      viewer,
+      frame,
+      (next) => {
+        const nextReply = expect(next.reply, "netron");
+        return netronFiles(nextReply, next.buffers).then(({ model, attachment }) => {
+          frame.setOverlay(nextReply.overlay); // kept by the frame for the graph it opens next
+          return frame.open(model, attachment);
+        });
+      },
+      (names) => frame.setHighlight(names),
+    );
   }
   const reply = expect(graph.reply, "model-explorer", "model-explorer-diff");
   const texts = await Promise.all(graph.buffers.map((buffer) => gunzipText(buffer)));

@@ -17,11 +17,13 @@ import {
   NETRON_BOOT,
   NETRON_FAILED,
   NETRON_HELLO,
+  NETRON_HIGHLIGHT,
   NETRON_OPEN,
   NETRON_OVERLAY,
   NETRON_READY,
   NETRON_SELECT,
   type NetronBootMessage,
+  type NetronHighlightMessage,
   type NetronOpenMessage,
   type NetronOverlayMessage,
   type NetronSelectMessage,
@@ -85,6 +87,7 @@ async function boot(message: NetronBootMessage): Promise<void> {
     if (data.cmd === NETRON_OPEN) void frame.open(data as NetronOpenMessage);
     else if (data.cmd === NETRON_SELECT) void frame.select(data as NetronSelectMessage);
     else if (data.cmd === NETRON_OVERLAY) frame.overlay(data as NetronOverlayMessage);
+    else if (data.cmd === NETRON_HIGHLIGHT) frame.highlight(data as NetronHighlightMessage);
   });
   post({ cmd: NETRON_READY, worker: workerUrl !== null });
 }

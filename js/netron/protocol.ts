@@ -21,6 +21,8 @@ export const NETRON_SELECTED = "tlw-netron-selected";
 export const NETRON_EXPORT = "tlw-netron-export";
 /** Parent -> frame: colour node boxes by a value per node, with a legend (null clears). */
 export const NETRON_OVERLAY = "tlw-netron-overlay";
+/** Parent -> frame: mark these node boxes (Netron node names) as highlighted; an empty list clears. */
+export const NETRON_HIGHLIGHT = "tlw-netron-highlight";
 
 import type { NetronOverlay } from "../protocol";
 
@@ -88,4 +90,9 @@ export interface NetronExportMessage {
 export interface NetronOverlayMessage {
   cmd: typeof NETRON_OVERLAY;
   overlay: NetronOverlay | null;
+}
+
+export interface NetronHighlightMessage {
+  cmd: typeof NETRON_HIGHLIGHT;
+  names: string[];
 }
