@@ -33,6 +33,6 @@ export const diffView: ViewKind = {
       text: `${entry.label} ${entry.value.toPrecision(3)}`,
       onClick: () => select(entry.node_id), // as a click in a pane
     })),
-  lineagePanels: [],
+  lineagePanels: [0, 1], // whichever capture shows the node (the kernel walks the one that has it)
   contexts: 2,
 };
