@@ -231,3 +231,30 @@ def test_node_doc(log: Any) -> None:
             return None if name == "code_context" else getattr(op, name)
 
     assert node_doc(NoCallSite()) == "linear"
+
+
+def test_build_node_data_takes_a_callable_and_chains_what_it_raises(log: Any) -> None:
+    """Custom overlays (OverlayCache.add) rely on the builder's callable source: fn(record) per op record,
+    the provider named after the function, and the function's own exception chained as the cause."""
+    payload = tl.export.to_model_explorer_dict(log)
+
+    def doubled_time(record: Any) -> float | None:
+        return None if record.func_duration is None else 2 * record.func_duration
+
+    node_data, coverage = build_node_data(log, payload, doubled_time)
+    assert coverage["provider"] == "callable:doubled_time"
+    expected = {label: 2 * log[label].func_duration for label in (op.label for op in log.layer_list)}
+    labels = {
+        node["id"]: next(a["value"] for a in node["attrs"] if a["key"] == "torchlens_label")
+        for node in payload["graphs"][0]["nodes"]
+    }
+    results = node_data[payload["graphs"][0]["id"]]["results"]
+    assert {labels[node_id]: row["value"] for node_id, row in results.items()} == expected
+
+    def explode(record: Any) -> float:
+        raise ZeroDivisionError("no scale")
+
+    with pytest.raises(RuntimeError) as refused:
+        build_node_data(log, payload, explode)
+    assert isinstance(refused.value.__cause__, ZeroDivisionError)
+    assert "no scale" in str(refused.value.__cause__)

@@ -75,3 +75,16 @@ class OverlayUnavailableError(TorchlensWidgetsError, ValueError):
 
 class SaveSizeError(TorchlensWidgetsError, ValueError):
     """save_html() cannot fit even the viewer and the graph in ``max_bytes`` (the message says how many)."""
+
+
+class OverlayNameError(TorchlensWidgetsError, ValueError):
+    """A custom overlay's name is empty or taken by a built-in overlay."""
+
+
+class NetronOptionError(TorchlensWidgetsError, ValueError):
+    """A ``depth`` or ``show_buffers`` value torchlens' Netron exporter refuses."""
+
+
+class PartialCaptureNotDrawableError(TorchlensWidgetsError, ValueError):
+    """A crashed forward pass whose partial capture torchlens cannot draw (it never finalized it)."""
+

@@ -6,10 +6,14 @@ discloses the coverage ("time on 561 of 579 nodes; 18 not measured") and never d
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._errors import OverlayUnavailableError
+import torch
+
+from ._errors import OverlayNameError, OverlayUnavailableError
 from ._gzip_json import gzip_json
 
 # tl.export.model_explorer(..., overlays=...) only writes files: this is the builder it calls.
@@ -19,6 +23,9 @@ from ._trace import node_attr
 # torchlens' overlay vocabulary that makes sense per node, in the order the toolbar lists it.
 OVERLAYS = ("time", "flops", "bytes", "nan", "magnitude", "grad_norm")
 EXECUTION_GRAPH = "00-execution"
+# torchlens' overlay of intervention fire counts per op: offered only when the capture has interventions
+# (on any other capture torchlens' builder resolves it to 0 on every node).
+INTERVENTION_OVERLAY = "intervention"
 # Facts that add up over the ops of a module call (a module box can show their sum).
 ADDITIVE_OVERLAYS = frozenset({"time", "flops", "bytes"})
 # The presets torchlens' builder refuses under privacy_profile="public": they derive from activation or
@@ -46,6 +53,14 @@ PUBLIC_FIELDS = (
     "min_distance_to_output",
     "max_distance_to_output",
 )
+
+
+# Names a custom overlay may not take: this package's overlays, torchlens' whole overlay vocabulary
+# (what its builder would read the name as) and the baseline's delta.
+RESERVED_OVERLAY_NAMES = frozenset({*OVERLAYS, "delta", "intervention", "bundle_delta", "grad-norm"})
+
+# A custom overlay: fn(record) -> a number or None, per op record.
+OverlayFunction = Callable[[Any], Any]
 
 
 @dataclass(frozen=True)
@@ -101,14 +116,57 @@ class Overlay:
         return gzip_json(self.node_data)
 
 
-def check_overlay_name(name: object) -> str:
+def has_interventions(log: Any) -> bool:
+    """Whether any op of the capture records an intervention that fired (torchlens' own records)."""
+    return any(getattr(op, "interventions", None) for op in log.layer_list)
+
+
+def overlay_choices(log: Any) -> list[str]:
+    """The built-in overlays for this capture, in toolbar order."""
+    return [*OVERLAYS, INTERVENTION_OVERLAY] if has_interventions(log) else list(OVERLAYS)
+
+
+def check_overlay_name(name: object, custom: Collection[str] = ()) -> str:
     value = str(name)
-    if value == "" or value in OVERLAYS or (value.startswith("field:") and len(value) > len("field:")):
+    if value in ("", INTERVENTION_OVERLAY) or value in OVERLAYS or value in custom:
         return value
+    if value.startswith("field:") and len(value) > len("field:"):
+        return value
+    added = f", an overlay added with add_overlay() ({', '.join(map(repr, custom))})" if custom else ""
     raise OverlayUnavailableError(
         f"Unknown overlay {value!r}. Remedy: use one of {', '.join(map(repr, OVERLAYS))}, "
-        "'field:<record field>' (a numeric field of the op records), or '' for none."
+        f"'field:<record field>' (a numeric field of the op records){added}, or '' for none."
     )
+
+
+def check_custom_overlay(name: object, fn: object) -> str:
+    """The name of a custom overlay, refused when empty, built in, a "field:" name, or fn is not callable."""
+    if not isinstance(name, str) or not name.strip():
+        raise OverlayNameError(f"A custom overlay needs a non-empty name, got {name!r}.")
+    if name in RESERVED_OVERLAY_NAMES or name.startswith("field:"):
+        raise OverlayNameError(
+            f"{name!r} is a built-in overlay. Remedy: give the custom overlay another name; taken are "
+            f"{', '.join(map(repr, sorted(RESERVED_OVERLAY_NAMES)))} and every 'field:<name>'."
+        )
+    if not callable(fn):
+        raise TypeError(f"add_overlay({name!r}, fn) needs fn(record) -> number or None; got {fn!r}.")
+    return name
+
+
+def as_number_function(fn: OverlayFunction) -> OverlayFunction:
+    """``fn`` with a one-element tensor answer read as its number (``lambda r: r.out.std()``).
+
+    torchlens' builder takes numbers or None only; the name is kept, torchlens names the provider by it.
+    """
+
+    @functools.wraps(fn)
+    def number(record: Any) -> Any:
+        value = fn(record)
+        if isinstance(value, torch.Tensor) and value.numel() == 1:
+            return value.item()
+        return value
+
+    return number
 
 
 def check_public_field(name: str, privacy_profile: str) -> None:
@@ -123,17 +181,55 @@ def check_public_field(name: str, privacy_profile: str) -> None:
         )
 
 
-def build_overlay(log: Any, collection: dict[str, Any], name: str, privacy_profile: str = "local") -> Overlay:
-    """The overlay ``name`` over a Model Explorer collection of ``log`` (torchlens' builder)."""
-    check_overlay_name(name)
-    check_public_field(name, privacy_profile)
-    try:
-        node_data, coverage = build_node_data(log, collection, name, privacy_profile=privacy_profile)
-    except (ValueError, RuntimeError, TypeError, KeyError) as error:  # torchlens' typed refusals
+def build_overlay(
+    log: Any,
+    collection: dict[str, Any],
+    name: str,
+    privacy_profile: str = "local",
+    fn: OverlayFunction | None = None,
+) -> Overlay:
+    """The overlay ``name`` over a Model Explorer collection of ``log`` (torchlens' builder).
+
+    With ``fn`` it is a custom overlay: torchlens' builder calls ``fn(record)`` per op record.
+    """
+    if fn is None:
+        check_overlay_name(name)
+        check_public_field(name, privacy_profile)
+        if name == INTERVENTION_OVERLAY and not has_interventions(log):
+            raise OverlayUnavailableError(
+                "The 'intervention' overlay needs a capture with interventions, and none fired in this one. "
+                "Remedy: explore the trace an intervention ran on, e.g. `ablated = log.fork('ablated'); "
+                "ablated.do(tl.module('...'), tl.zero_ablate())` on a capture with intervention_ready=True."
+            )
+    elif privacy_profile == "public":
         raise OverlayUnavailableError(
-            f"The {name!r} overlay is not available for this capture. torchlens says: {error}"
-        ) from error
-    return overlay_over(collection, name, str(coverage.get("provider", name)), node_data, coverage)
+            f"The custom overlay {name!r} is not available under privacy_profile='public': its function "
+            "may read activation values, which the public profile withholds. Remedy: explore with "
+            "privacy_profile='local', or use a 'field:' overlay of a public field."
+        )
+    source: str | OverlayFunction = name
+    if fn is not None:
+        # fn reads op records; the rolled graph's nodes are multi-pass layers, which refuse per-pass
+        # reads (record.out), so a custom overlay colours the execution graph only.
+        collection = {**collection, "graphs": [g for g in collection["graphs"] if g["id"] == EXECUTION_GRAPH]}
+        source = fn
+    try:
+        node_data, coverage = build_node_data(log, collection, source, privacy_profile=privacy_profile)
+    except (ValueError, RuntimeError, TypeError, KeyError) as error:  # torchlens' typed refusals
+        raise OverlayUnavailableError(_refusal(name, error, fn is not None)) from error
+    # torchlens names a callable's provider after the function; the legend shows the user's name for it.
+    provider = name if fn is not None else str(coverage.get("provider", name))
+    return overlay_over(collection, name, provider, node_data, coverage)
+
+
+def _refusal(name: str, error: BaseException, custom: bool) -> str:
+    cause = error.__cause__ or error.__context__
+    if custom and isinstance(cause, Exception):  # torchlens chains what the user's function raised
+        return (
+            f"The custom overlay {name!r} failed: its function raised {type(cause).__name__}: {cause} "
+            f"(torchlens says: {error}). Remedy: make it return a number or None for every op record."
+        )
+    return f"The {name!r} overlay is not available for this capture. torchlens says: {error}"
 
 
 def overlay_over(
@@ -160,10 +256,23 @@ class OverlayCache:
         self._collection = collection  # a zero-argument callable: built only when first needed
         self._privacy_profile = privacy_profile
         self._built: dict[str, Overlay] = {}
+        self._custom: dict[str, OverlayFunction] = {}
+
+    @property
+    def custom_names(self) -> tuple[str, ...]:
+        """The custom overlays' names, in the order they were added."""
+        return tuple(self._custom)
+
+    def add(self, name: str, fn: OverlayFunction) -> None:
+        """Add (or replace) the custom overlay ``name``; it is computed when first shown."""
+        self._custom[check_custom_overlay(name, fn)] = as_number_function(fn)
+        self._built.pop(name, None)
 
     def get(self, name: str) -> Overlay | None:
         if not name:
             return None
         if name not in self._built:
-            self._built[name] = build_overlay(self._log, self._collection(), name, self._privacy_profile)
+            self._built[name] = build_overlay(
+                self._log, self._collection(), name, self._privacy_profile, self._custom.get(name)
+            )
         return self._built[name]
