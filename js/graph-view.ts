@@ -265,11 +265,15 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   const onHeight = () => view.setHeight(model.get("height"));
   const onOverlay = () => view.setOverlay(model.get("overlay") ?? "", model.get("overlay_summary") ?? "");
   const onNotice = () => view.setNotice(model.get("notice") ?? "");
-  view.setOverlayChoices(model.get("_overlay_choices") ?? [], (overlay) => {
-    model.set("overlay", overlay); // the kernel answers with a new graph, or a notice and the old value
-    model.save_changes();
-  });
-  onOverlay();
+  // The choices grow when the kernel adds a custom overlay (w.add_overlay).
+  const onOverlayChoices = () => {
+    view.setOverlayChoices(model.get("_overlay_choices") ?? [], (overlay) => {
+      model.set("overlay", overlay); // the kernel answers with a new graph, or a notice and the old value
+      model.save_changes();
+    });
+    onOverlay();
+  };
+  onOverlayChoices();
   onNotice();
   const onGraph = () => {
     paused = false; // a new graph is drawn now, on or off screen (the budget pauses it again if needed)
@@ -286,6 +290,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     ["change:overlay", onOverlay],
     ["change:overlay_summary", onOverlay],
     ["change:notice", onNotice],
+    ["change:_overlay_choices", onOverlayChoices],
     ["change:_debug_questions", showQuestions],
     ["change:debug_status", refreshStatus],
     ["change:highlighted", refreshStatus],

@@ -65,8 +65,13 @@ class Session:
     def root(self, index: int) -> Any:
         return self.page.page.locator(".tlw-root").nth(index)
 
+    def frame_element(self, index: int) -> Any:
+        # Within the widget's own root: a paused off-screen explorer has no frame, so page-wide
+        # positions would shift.
+        return self.root(index).locator("iframe.tlw-frame")
+
     def frame(self, index: int) -> Any:
-        return self.page.page.locator("iframe.tlw-frame").nth(index).content_frame
+        return self.frame_element(index).content_frame
 
     def drawn_at(self, index: int) -> str:
         return str(
@@ -122,7 +127,7 @@ def orange_pixels(locator: Any) -> int:
 
 def wait_for_orange(session: Session, index: int, more_than: int) -> int:
     """Polls the frame's pixels until more than ``more_than`` are orange (the graph settles after a draw)."""
-    frame_element = session.page.page.locator("iframe.tlw-frame").nth(index)
+    frame_element = session.frame_element(index)
     count = orange_pixels(frame_element)
     for _ in range(60):
         if count > more_than:
@@ -145,6 +150,8 @@ def press(button: Any) -> None:
 def test_diff_button_selects_the_first_divergence_in_both_panes(session: Session) -> None:
     kernel = session.kernel
     kernel.wait_ready("d")
+    # The widest cell JupyterLab gives (for the README's picture): no file browser beside it.
+    session.page.page.evaluate("window.jupyterapp.shell.collapseLeft()")
     root = session.root(0)
     # Only the question a diff can answer; no first non-finite (both captures are finite).
     expect(root.locator(".tlw-debug button")).to_have_count(1)
@@ -167,7 +174,8 @@ def test_diff_button_selects_the_first_divergence_in_both_panes(session: Session
 def test_diff_python_call_moves_both_panes(session: Session) -> None:
     kernel = session.kernel
     kernel.run("d.select(elsewhere)")
-    expect(session.root(0).locator(".tlw-status")).to_contain_text("selected transformer.h.0", timeout=30_000)
+    elsewhere = kernel.value("elsewhere")
+    expect(session.root(0).locator(".tlw-status")).to_contain_text(f"selected {elsewhere}", timeout=30_000)
     kernel.run("pair = d.first_divergence()")
     label = kernel.value("diverged")
     assert kernel.value("pair[0] is log_a[diverged] and pair[1] is log_b[diverged]") is True
@@ -222,9 +230,10 @@ def test_lineage_button_highlights_in_model_explorer_and_keeps_the_selection(
     kernel = session.kernel
     index, root = 1, session.root(1)
     kernel.run("w.highlight(None)\nw.select(diverged)")
+    root.scroll_into_view_if_needed()  # an off-screen explorer is paused, and redraws on screen
     session.wait_ready(index)
     model_explorer_names(session.frame(index), kernel.value("diverged"))
-    before = orange_pixels(session.page.page.locator("iframe.tlw-frame").nth(index))
+    before = orange_pixels(session.frame_element(index))
     drawn = session.drawn_at(index)
     root.locator(".tlw-inspector").get_by_role("button", name="upstream", exact=True).click()
     kernel.wait_for("bool(w.highlighted)", True, timeout=60)
