@@ -43,12 +43,13 @@ partial = tl.partial.from_failed_capture(crash)
 diverged = tl.debug.first_divergence(log_a, log_b)["op"]
 nonfinite = log_inf.find_nan().op.label
 elsewhere = log_b.modules["transformer.h.0.attn"].output_ops[0]
+c_fc_out = log_b.modules["transformer.h.1.mlp.c_fc"].output_ops[0]
 
 def activation_std(record):
     out = record.out
     return out.float().std() if isinstance(out, torch.Tensor) and out.numel() > 1 else None""",
     "d = tlw.diff(log_a, log_b, height=520)\nd",
-    "w = tlw.explore(log_b, baseline=log_a, height=560)\nw",
+    "w = tlw.explore(log_b, baseline=log_a, height=900)\nw",
     "n = tlw.explore(log_inf, height=520)\nn",
     'p = tlw.explore(partial, viewer="netron", height=480)\np',
 ]
@@ -229,26 +230,31 @@ def test_lineage_button_highlights_in_model_explorer_and_keeps_the_selection(
 ) -> None:
     kernel = session.kernel
     index, root = 1, session.root(1)
-    kernel.run("w.highlight(None)\nw.select(diverged)")
+    # c_fc's output: its module's input reshape, two ops up, is drawn in the same expanded group and
+    # is no neighbour of the selection (Model Explorer paints a selection's inputs and outputs itself).
+    kernel.run("w.highlight(None)\nw.select(c_fc_out)")
     root.scroll_into_view_if_needed()  # an off-screen explorer is paused, and redraws on screen
     session.wait_ready(index)
-    model_explorer_names(session.frame(index), kernel.value("diverged"))
+    model_explorer_names(session.frame(index), kernel.value("c_fc_out"))
+    session.page.page.wait_for_timeout(1_500)  # the centring animation
     before = orange_pixels(session.frame_element(index))
     drawn = session.drawn_at(index)
     root.locator(".tlw-inspector").get_by_role("button", name="upstream", exact=True).click()
     kernel.wait_for("bool(w.highlighted)", True, timeout=60)
     highlighted = kernel.value("w.highlighted")
-    upstream = kernel.value("tl.debug.lineage(log_b, diverged, direction='ancestors').nodes")
-    assert set(highlighted) <= {node[0] for node in upstream} and kernel.value("diverged") in highlighted
+    upstream = kernel.value(
+        "[node[0] for node in tl.debug.lineage(log_b, c_fc_out, direction='ancestors').nodes]"
+    )
+    assert set(highlighted) <= set(upstream) and kernel.value("c_fc_out") in highlighted
     expect(root.locator(".tlw-status")).to_contain_text(
-        f"Upstream of {kernel.value('diverged')}", timeout=30_000
+        f"Upstream of {kernel.value('c_fc_out')}", timeout=30_000
     )
     # The kernel draws the highlight into the graph it sends: a redraw, with the selection kept.
     session.wait_redrawn(index, drawn)
-    model_explorer_names(session.frame(index), kernel.value("diverged"))
-    after = wait_for_orange(session, index, more_than=before + 50)
-    assert after > before + 50, f"no orange highlight drawn ({before} -> {after} orange pixels)"
+    model_explorer_names(session.frame(index), kernel.value("c_fc_out"))
+    after = wait_for_orange(session, index, more_than=before + 200)
     session.root(index).screenshot(path=str(artifacts / "lineage-model-explorer.png"))
+    assert after > before + 200, f"no orange highlight drawn ({before} -> {after} orange pixels)"
 
 
 def test_custom_overlay_recolours_model_explorer(session: Session) -> None:
