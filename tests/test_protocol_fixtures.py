@@ -20,6 +20,7 @@ import pytest
 import torch
 import torchlens as tl
 from models import Nest, Square, TinyMLP
+from torchlens.options import CaptureOptions
 
 import torchlens_widgets as tlw
 from torchlens_widgets._protocol import MASK_CODES, RECORDING_FORMAT
@@ -110,6 +111,17 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
     netron.granularity = "rolled"
     netron.select("linear_1_1")
     out["inspect-layer"] = _sample("", "inspect", {}, netron)
+    # The debug buttons: a diff's first divergence, a capture's first non-finite op, a lineage.
+    out["debug-first-divergence"] = _sample("", "debug", {"question": "first_divergence"}, diff)
+    out["debug-first-nonfinite"] = _sample("", "debug", {"question": "first_nonfinite"}, square)
+    explorer.select("linear_1_1")
+    out["debug-lineage"] = _sample("", "debug", {"question": "lineage", "direction": "downstream"}, explorer)
+    # A forward pass stopped at its first non-finite output: the failing op's panel names the exception.
+    try:
+        tl.trace(Square(), torch.tensor([[-1.0, 0.0, 2.0]]), capture=CaptureOptions(raise_on_nan=True))
+    except Exception as error:  # torchlens' CaptureError, the partial capture attached
+        crashed = tlw.explore(tl.partial.from_failed_capture(error))
+    out["inspect-partial"] = _sample("", "inspect", {}, crashed)
     content, _ = _ask(explorer, "assets", {"key": "model-explorer@0:none"})
     assert content["ok"] is False
     out["error"] = content
@@ -129,6 +141,10 @@ NAMES = (
     "inspect-module",
     "inspect-diff-side",
     "inspect-difference",
+    "inspect-partial",
+    "debug-first-divergence",
+    "debug-first-nonfinite",
+    "debug-lineage",
     "error",
     "constants",
 )
@@ -163,4 +179,9 @@ def test_the_samples_cover_what_a_view_relies_on(samples: dict[str, Any]) -> Non
     assert samples["graph-model-explorer-diff"]["result"]["paneNodeData"]
     kinds = {samples[name]["result"]["kind"] for name in NAMES if name.startswith("inspect-")}
     assert kinds == {"none", "op", "layer", "module", "difference"}
+    assert samples["inspect-partial"]["result"]["exception"]
+    assert samples["debug-lineage"]["result"]["labels"][0] == "linear_1_1:1"
+    assert all(
+        samples[f"debug-{name}"]["result"]["labels"] for name in ("first-divergence", "first-nonfinite")
+    )
     assert str(REPO) not in json.dumps(samples)

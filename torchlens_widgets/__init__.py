@@ -13,9 +13,13 @@ from typing import Any
 import torchlens as _tl
 
 from ._errors import (
+    DebugQuestionError,
+    NetronOptionError,
     NodeNotFoundError,
     NotATraceError,
+    OverlayNameError,
     OverlayUnavailableError,
+    PartialCaptureNotDrawableError,
     PayloadValidationError,
     SaveSizeError,
     SelfComparisonError,
@@ -29,11 +33,15 @@ from .widgets import Diff, Explorer
 
 __all__ = [
     "OVERLAYS",
+    "DebugQuestionError",
     "Diff",
     "Explorer",
+    "NetronOptionError",
     "NodeNotFoundError",
     "NotATraceError",
+    "OverlayNameError",
     "OverlayUnavailableError",
+    "PartialCaptureNotDrawableError",
     "PayloadValidationError",
     "SaveSizeError",
     "SelfComparisonError",
@@ -55,13 +63,19 @@ def explore(
     height: int = 640,
     privacy_profile: str = "local",
     baseline: Any = None,
+    depth: int = 1,
+    show_buffers: str = "meaningful",
 ) -> Explorer:
     """Show ``log`` (a ``torchlens.trace(...)`` result) inline in the cell.
 
     Parameters
     ----------
     log:
-        The torchlens Trace to show.
+        The torchlens Trace to show, or the partial capture of a forward pass that raised
+        (``torchlens.partial.from_failed_capture(exc)``): what ran is drawn, the op it failed at is
+        highlighted and selected, and the inspector shows the exception. torchlens finalizes the ops
+        that ran only when the capture stopped itself at a non-finite value (``raise_on_nan=True``);
+        any other crash raises PartialCaptureNotDrawableError saying where it failed.
     viewer:
         ``"model-explorer"`` (Google's Model Explorer) or ``"netron"``; switchable live via ``w.viewer``.
     granularity:
@@ -69,7 +83,9 @@ def explore(
         (repeated passes merged); switchable live via ``w.granularity``.
     overlay:
         Colour nodes by a fact torchlens measured: ``"time"``, ``"flops"``, ``"bytes"``, ``"nan"``,
-        ``"magnitude"``, ``"grad_norm"`` or ``"field:<record field>"`` (``""`` for none).
+        ``"magnitude"``, ``"grad_norm"`` or ``"field:<record field>"`` (``""`` for none);
+        ``"intervention"`` when an intervention fired in the capture; after ``w.add_overlay(name, fn)``,
+        that name too.
     height:
         Height of the widget in pixels.
     privacy_profile:
@@ -79,7 +95,12 @@ def explore(
         Another Trace of the model (or None): torchlens' guarded differential ``diff_report(log, baseline)``
         is shown per node (``diff_status``, ``diff_max_abs_delta``, ``diff_reference``, ``diff_verdict``)
         and as the ``"delta"`` overlay; settable live via ``w.baseline``. Comparing a capture with
-        itself raises SelfComparisonError with torchlens' reason.
+        itself raises SelfComparisonError with torchlens' reason. ``w.first_divergence()`` finds the
+        first op where the two runs separate.
+    depth, show_buffers:
+        Netron only, ``tl.export.netron``'s options: the module level of the root graph (an int >= 1)
+        and which buffers to draw (``"never"``, ``"meaningful"`` or ``"always"``); live via
+        ``w.depth`` / ``w.show_buffers``. Invalid values raise NetronOptionError (a ValueError).
     """
     return Explorer(
         log,
@@ -89,6 +110,8 @@ def explore(
         height=height,
         privacy_profile=privacy_profile,
         baseline=baseline,
+        depth=depth,
+        show_buffers=show_buffers,
     )
 
 

@@ -88,3 +88,6 @@ class NetronOptionError(TorchlensWidgetsError, ValueError):
 class PartialCaptureNotDrawableError(TorchlensWidgetsError, ValueError):
     """A crashed forward pass whose partial capture torchlens cannot draw (it never finalized it)."""
 
+
+class DebugQuestionError(TorchlensWidgetsError, ValueError):
+    """A debug question this widget cannot answer as asked (no baseline to diverge from, no selection)."""

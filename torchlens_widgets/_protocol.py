@@ -1,6 +1,6 @@
 """The kernel <-> browser protocol, written down once: every request, reply and shared constant.
 
-A view asks (``assets``, ``graph``, ``inspect``) over the widget's custom messages and the kernel
+A view asks (``assets``, ``graph``, ``inspect``, ``debug``) over the widget's custom messages and the kernel
 answers with a JSON ``result`` plus binary buffers (see ``_channel.py`` for the envelope and why it is
 not anywidget's experimental ``command``). ``js/protocol.ts`` is the browser's copy of these shapes;
 ``tests/test_protocol_fixtures.py`` writes a sample of each reply to ``tests/fixtures/protocol/`` and
@@ -25,7 +25,7 @@ MASK_CODES = {"finite": MASK_FINITE, "nan": MASK_NAN, "posinf": MASK_POSINF, "ne
 RECORDING_FORMAT = "torchlens-widgets/recording@1"
 
 ViewerName = Literal["model-explorer", "netron"]
-Method = Literal["assets", "graph", "inspect"]
+Method = Literal["assets", "graph", "inspect", "debug"]
 BufferEncoding = Literal["binary", "base64"]
 
 ResultT = TypeVar("ResultT")
@@ -254,6 +254,33 @@ class InspectRecord(TypedDict):
     expression: str  # the exact Python that gives the record back, e.g. log["linear_1_1:1"]
     facts: list[FactRow]
     value: ValueSection | None
+    # The failing op of a partial capture (a forward pass that raised): "<ExceptionType>: <message>".
+    exception: NotRequired[str]
 
 
 InspectResult = InspectNone | InspectRecord
+
+# ----- debug --------------------------------------------------------------------------------------
+
+# The questions a toolbar or inspector button asks; ``_debug_questions`` lists the toolbar's.
+DebugQuestion = Literal["first_divergence", "first_nonfinite", "lineage"]
+LineageDirection = Literal["upstream", "downstream"]
+
+# How Model Explorer marks highlighted op nodes (a node ``style`` in the graph reply only): an orange
+# border, distinct from the blue selection and from overlay fills.
+HIGHLIGHT_STYLE = {"borderColor": "#E8710A", "borderWidth": 3}
+
+
+class DebugParams(TypedDict):
+    """``lineage`` is of the current selection; ``direction`` defaults to ``"upstream"``."""
+
+    question: DebugQuestion
+    direction: NotRequired[LineageDirection]
+
+
+class DebugResult(TypedDict):
+    """What the kernel did, as the Python call would: the status line, and the labels it selected
+    (first_divergence, first_nonfinite: the one op, [] when none) or highlighted (lineage)."""
+
+    status: str
+    labels: list[str]

@@ -3,10 +3,12 @@ module per viewer, like js/model-explorer/ and js/netron/; ``make_source`` picks
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._assets import AssetBundle
 from .._errors import ViewerNotAvailableError
+from .._netron_options import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, ShowBuffers
 from .._protocol import GraphResult, Reply
 from .._trace import NodeLookup
 from .model_explorer import ModelExplorerSource
@@ -27,7 +29,9 @@ class ViewerSource(Protocol):
 
     def assets(self) -> AssetBundle: ...
 
-    def graph(self, overlay: Overlay | None) -> Reply[GraphResult]: ...
+    def graph(self, overlay: Overlay | None, highlight: Collection[str] = ()) -> Reply[GraphResult]: ...
+
+    def highlight_ids(self, labels: Iterable[str]) -> list[str]: ...
 
     def info(self) -> dict[str, Any]: ...
 
@@ -37,13 +41,21 @@ class ViewerSource(Protocol):
 
 
 def make_source(
-    viewer: str, log: Any, granularity: str = "module", privacy_profile: str = "local"
+    viewer: str,
+    log: Any,
+    granularity: str = "module",
+    privacy_profile: str = "local",
+    depth: int = DEFAULT_DEPTH,
+    show_buffers: ShowBuffers = DEFAULT_SHOW_BUFFERS,
 ) -> ViewerSource:
-    """The kernel side of ``viewer`` for ``log``; raises (typed, with a remedy) before anything is drawn."""
+    """The kernel side of ``viewer`` for ``log``; raises (typed, with a remedy) before anything is drawn.
+
+    ``depth`` and ``show_buffers`` are Netron's options (tl.export.netron's); Model Explorer has none.
+    """
     if viewer == "model-explorer":
         return ModelExplorerSource(log, privacy_profile)
     if viewer == "netron":
-        return NetronSource(log, granularity, privacy_profile)
+        return NetronSource(log, granularity, privacy_profile, depth, show_buffers)
     raise ViewerNotAvailableError(
         f"Unknown viewer {viewer!r}. Remedy: use one of {', '.join(map(repr, VIEWERS))}."
     )

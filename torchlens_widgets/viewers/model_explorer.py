@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import torchlens as tl
 
 from .._assets import AssetBundle, one_match, read_asset
-from .._errors import PayloadValidationError, ViewerAssetsError
+from .._errors import NodeNotFoundError, PayloadValidationError, ViewerAssetsError
 from .._gzip_json import gzip_json
-from .._protocol import ModelExplorerGraph, Reply, Role
+from .._protocol import HIGHLIGHT_STYLE, ModelExplorerGraph, Reply, Role
 from .._trace import node_attr, record_for_label, require_trace, resolve_name
 from .._versions import checked_version
 
@@ -199,6 +199,20 @@ class NodeEntry:
     graph_id: str
 
 
+def highlighted(collection: dict[str, Any], node_ids: Collection[str]) -> dict[str, Any]:
+    """A copy of ``collection`` whose nodes ``node_ids`` carry HIGHLIGHT_STYLE (in every graph that
+    draws them: a rolled node shares its first pass's id). The collection itself is never changed."""
+    marked = set(node_ids)
+
+    def mark(node: dict[str, Any]) -> dict[str, Any]:
+        return {**node, "style": dict(HIGHLIGHT_STYLE)} if str(node.get("id")) in marked else node
+
+    graphs = [
+        {**graph, "nodes": [mark(node) for node in graph.get("nodes", ())]} for graph in collection["graphs"]
+    ]
+    return {**collection, "graphs": graphs}
+
+
 class NodeIndex:
     """Maps between the ids a viewer reports and torchlens labels.
 
@@ -258,9 +272,10 @@ class ModelExplorerSource:
     def assets(self) -> AssetBundle:
         return model_explorer_assets()
 
-    def graph(self, overlay: Overlay | None) -> Reply[ModelExplorerGraph]:
+    def graph(self, overlay: Overlay | None, highlight: Collection[str] = ()) -> Reply[ModelExplorerGraph]:
+        """The collection, with ``highlight`` (node ids) marked by HIGHLIGHT_STYLE, and its node data."""
         header = ModelExplorerGraph(label=self.payload.label, encoding="gzip")
-        buffers = [self._wire()]
+        buffers = [gzip_json(highlighted(self._collection(), highlight)) if highlight else self._wire()]
         if overlay is not None:  # loaded as Model Explorer node data: its heatmap, legend and values
             header["nodeData"] = {"name": overlay.provider}
             buffers.append(overlay.wire())
@@ -274,6 +289,24 @@ class ModelExplorerSource:
             collection = self.baseline.annotate(self.payload.collection)  # validated strict
             self._annotated = (self.baseline, gzip_json(collection))
         return self._annotated[1]
+
+    def _collection(self) -> dict[str, Any]:
+        if self.baseline is None:
+            return self.payload.collection
+        return self.baseline.annotate(self.payload.collection)
+
+    def highlight_ids(self, labels: Iterable[str]) -> list[str]:
+        """The node ids that mark ``labels``: each op's node (a module stands for the op it returned)."""
+        marked: dict[str, None] = {}
+        for label in labels:
+            node_id = self.index.id_of_label(label)
+            if node_id is None:
+                try:
+                    node_id = self.resolve(label)
+                except NodeNotFoundError:  # not drawn in Model Explorer (e.g. a hidden buffer)
+                    continue
+            marked.setdefault(node_id)
+        return list(marked)
 
     def info(self) -> dict[str, Any]:
         return {"label": self.payload.label, "graphs": self.payload.graph_sizes}

@@ -15,17 +15,18 @@ import json
 import re
 import tempfile
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any
 
 # tl.export.netron() only writes files or serves over HTTP, so the in-memory path calls the steps it
 # is made of (private torchlens names, all in _torchlens.py with their contract tests).
 from .._assets import AssetBundle
 from .._errors import NodeNotFoundError, ViewerAssetsError, ViewerNotAvailableError
 from .._gzip_json import gzip_text
+from .._netron_options import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, ShowBuffers
 from .._overlays import ADDITIVE_OVERLAYS, Overlay
 from .._protocol import NetronGraph, NetronOverlay, Reply, Role
 from .._torchlens import (
@@ -48,9 +49,6 @@ if TYPE_CHECKING:
     from ..diffing.baseline import BaselineFacts
 
 GRANULARITIES = ("module", "op", "rolled")
-# tl.export.netron's defaults: module calls from the top level down, noise buffers hidden.
-_DEPTH: Final = 1
-_SHOW_BUFFERS: Final[Literal["meaningful"]] = "meaningful"
 
 # The Netron files the app loads to open torchlens' ONNX JSON. flatbuffers.js is required even
 # for JSON: onnx.js imports it, and a failed import silently stops ONNX JSON from matching.
@@ -221,19 +219,26 @@ class NetronArtifact:
         return gzip_text(self.model_json), gzip_text(self.attachment_json)
 
 
-def netron_artifact(log: Any, granularity: str = "module", privacy_profile: str = "local") -> NetronArtifact:
+def netron_artifact(
+    log: Any,
+    granularity: str = "module",
+    privacy_profile: str = "local",
+    depth: int = DEFAULT_DEPTH,
+    show_buffers: ShowBuffers = DEFAULT_SHOW_BUFFERS,
+) -> NetronArtifact:
     """Export ``log`` for Netron the way ``tl.export.netron(log, path, attachment=True)`` does.
 
     torchlens' warnings (e.g. a root graph too tall to stay legible) are captured and returned in
     ``warnings`` so the widget can show them next to the graph instead of in the kernel log.
     ``privacy_profile="public"`` drops the call sites from the node descriptions (see _public_docs).
+    ``depth`` and ``show_buffers`` are tl.export.netron's (checked by it: see _netron_options.py).
     """
     require_trace(log)
     check_granularity(granularity)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        validate_netron_options(granularity, _DEPTH, _SHOW_BUFFERS)
-        projection = build_netron_projection(log, granularity, _DEPTH, _SHOW_BUFFERS)
+        validate_netron_options(granularity, depth, show_buffers)
+        projection = build_netron_projection(log, granularity, depth, show_buffers)
         warn_netron_extent(projection)
     if privacy_profile == "public":
         _public_docs(projection)
@@ -242,7 +247,7 @@ def netron_artifact(log: Any, granularity: str = "module", privacy_profile: str 
         projection,
         graph_name=graph_name,
         disclaimer=NETRON_DISCLAIMER,
-        metadata_props=netron_metadata_props(log, projection, _SHOW_BUFFERS, None),
+        metadata_props=netron_metadata_props(log, projection, show_buffers, None),
     )
     stem = _UNSAFE_NAME.sub("_", graph_name).strip("._") or "torchlens"
     identifier = f"{stem}.onnx.json"
@@ -310,18 +315,26 @@ def check_granularity(granularity: object) -> str:
 class NetronSource:
     """A trace as torchlens' Netron artifact plus its metrics companion (ViewerSource protocol)."""
 
-    def __init__(self, log: Any, granularity: str = "module", privacy_profile: str = "local") -> None:
+    def __init__(
+        self,
+        log: Any,
+        granularity: str = "module",
+        privacy_profile: str = "local",
+        depth: int = DEFAULT_DEPTH,
+        show_buffers: ShowBuffers = DEFAULT_SHOW_BUFFERS,
+    ) -> None:
         self.granularity = check_granularity(granularity)
         self._log = require_trace(log)
         netron_assets()  # missing or unsupported assets fail here, before anything is drawn
-        self.artifact = netron_artifact(log, self.granularity, privacy_profile)
+        self.artifact = netron_artifact(log, self.granularity, privacy_profile, depth, show_buffers)
         self.index = self.artifact.index
         self.baseline: BaselineFacts | None = None
 
     def assets(self) -> AssetBundle:
         return netron_assets()
 
-    def graph(self, overlay: Overlay | None = None) -> Reply[NetronGraph]:
+    def graph(self, overlay: Overlay | None = None, highlight: Collection[str] = ()) -> Reply[NetronGraph]:
+        """``highlight`` is drawn by the browser (from ``_highlight_nodes``), so the reply ignores it."""
         artifact = self.artifact
         model, attachment = artifact.wire
         if self.baseline is not None:  # diff facts in the sidebar's METADATA, next to torchlens' rows
@@ -383,6 +396,18 @@ class NetronSource:
         """The Netron node name for a node name, torchlens label or module address."""
         return resolve_name(self._log, self.index, name)
 
+    def highlight_ids(self, labels: Iterable[str]) -> list[str]:
+        """The Netron node names that mark ``labels``: each node, and every module-call box around it
+        (drilled out, the innermost box shown stands for the ops inside it)."""
+        marked: dict[str, None] = {}
+        for label in labels:
+            node_id = _drawn_id(self, label)
+            while node_id:
+                marked.setdefault(node_id)
+                entry = self.index.entry(node_id)
+                node_id = entry.graph if entry is not None else ""
+        return list(marked)
+
     def record(self, label: str) -> Any:
         """The live record behind a label: the module for a module-call box, else ``log[label]``."""
         node_id = self.index.id_of_label(label)
@@ -395,6 +420,17 @@ class NetronSource:
             if label in self._log.modules:
                 return self._log.modules[label]
             raise NodeNotFoundError(f"No record for {label!r} in this trace: {error}") from None
+
+
+def _drawn_id(source: NetronSource, label: str) -> str | None:
+    """The node that draws ``label`` in ``source``, or None when the view leaves it out."""
+    node_id = source.index.id_of_label(label)
+    if node_id is not None:
+        return str(node_id)
+    try:
+        return str(source.resolve(label))
+    except NodeNotFoundError:
+        return None
 
 
 def baseline_metadata(facts: BaselineFacts, node_names: Iterable[str]) -> list[dict[str, str]]:

@@ -15,6 +15,8 @@ from .._channel import RequestChannel
 from .._protocol import (
     AssetsParams,
     AssetsResult,
+    DebugParams,
+    DebugResult,
     GraphParams,
     GraphResult,
     InspectParams,
@@ -69,6 +71,7 @@ class ViewerWidget(BrowserState):
         self._channel.register("assets", self._answer_assets)
         self._channel.register("graph", self._answer_graph)
         self._channel.register("inspect", self._answer_inspect)
+        self._channel.register("debug", self._answer_debug)
         self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
         self._ready = True
 
@@ -89,6 +92,9 @@ class ViewerWidget(BrowserState):
         raise NotImplementedError
 
     def _answer_inspect(self, params: InspectParams) -> Reply[InspectResult]:
+        raise NotImplementedError
+
+    def _answer_debug(self, params: DebugParams) -> Reply[DebugResult]:
         raise NotImplementedError
 
 

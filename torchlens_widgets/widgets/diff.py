@@ -7,10 +7,14 @@ from typing import Any
 
 import traitlets
 
+from .. import _debug
 from .._assets import AssetBundle
-from .._errors import NodeNotFoundError
+from .._errors import DebugQuestionError, NodeNotFoundError
+from .._gzip_json import gzip_json
 from .._privacy import check_privacy_profile
 from .._protocol import (
+    DebugParams,
+    DebugResult,
     GraphParams,
     InspectNone,
     InspectParams,
@@ -22,7 +26,7 @@ from .._protocol import (
 from ..diffing.split_pane import DiffPayload, diff_payload
 from ..inspector.difference import difference_reply
 from ..inspector.reply import inspect_record
-from ..viewers.model_explorer import model_explorer_assets
+from ..viewers.model_explorer import highlighted, model_explorer_assets
 from .base import ViewerWidget, unsubscriber
 
 PairCallback = Callable[[tuple[Any, Any]], None]
@@ -48,6 +52,12 @@ class Diff(ViewerWidget):
     ).tag(sync=True)
     # Counts per status and the largest deltas (label, value, node id) for click-to-select.
     summary = traitlets.Dict(read_only=True).tag(sync=True)
+    # Marked nodes (torchlens labels; highlight(), lineage()) and their node ids, shared by both panes.
+    highlighted = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    _highlight_nodes = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    # The toolbar's debug buttons, and the status line of the last answer.
+    _debug_questions = traitlets.List(traitlets.Unicode(), ["first_divergence"]).tag(sync=True)
+    debug_status = traitlets.Unicode("", read_only=True).tag(sync=True)
 
     def __init__(
         self,
@@ -101,6 +111,66 @@ class Diff(ViewerWidget):
         """Select a node in both panes by torchlens label, module address or node id."""
         self.selected_node = self._payload.resolve(name)
         return self
+
+    def first_divergence(self, rtol: float = 1e-5, atol: float = 1e-8) -> tuple[Any, Any] | None:
+        """torchlens' first divergence of ``log_a`` from ``log_b`` (``tl.debug.first_divergence``).
+
+        Selects and centres that op in both panes, says what diverged and by how much in
+        ``d.debug_status``, and returns ``(record_a, record_b)`` (None on a side that lacks the op), or
+        None when nothing diverged.
+        """
+        answer = _debug.first_divergence(self.log_a, self.log_b, rtol=rtol, atol=atol)
+        status = answer.status
+        if answer.label is not None:
+            try:
+                self.select(answer.label)
+            except NodeNotFoundError:
+                status += " (not drawn in Model Explorer, so nothing is selected)"
+        self.set_trait("debug_status", status)
+        return answer.pair
+
+    def highlight(self, names: str | Iterable[str] | None) -> Diff:
+        """Mark nodes in both panes (torchlens labels, module addresses or node ids); None clears."""
+        if names is None:
+            self.highlighted = []
+            return self
+        listed = [names] if isinstance(names, str) else list(names)
+        node_ids = [self._payload.resolve(name) for name in listed]  # NodeNotFoundError first
+        labels = (self._payload.a.index.label_of(i) or self._payload.b.index.label_of(i) for i in node_ids)
+        self.highlighted = list(dict.fromkeys(labels))
+        return self
+
+    def lineage(self, name: str | None = None, direction: str = "upstream") -> list[str]:
+        """Highlight torchlens' lineage of a node (default: the selection) in both panes, walked in
+        the capture that has it (``log_a`` first), and return its labels, the node's own first."""
+        node_id = self._payload.resolve(name) if name is not None else self.selected_node
+        if not node_id:
+            raise DebugQuestionError(
+                "lineage() of the selection, and nothing is selected. Remedy: select a node "
+                "(a click, or d.select(name)) or pass its name: d.lineage('linear_1_1')."
+            )
+        in_a = self._payload.a.index.has_id(node_id)
+        log, index = (self.log_a, self._payload.a.index) if in_a else (self.log_b, self._payload.b.index)
+        labels = _debug.lineage(log, index, node_id, direction)
+        drawn = _debug.drawn_labels(index, labels)
+        self.highlighted = drawn
+        hidden = len(labels) - len(drawn)
+        left_out = f"; {hidden} not drawn" if hidden else ""
+        where = "log_a" if in_a else "log_b"
+        status = f"{direction.capitalize()} of {labels[0]} in {where}: {len(labels)} ops{left_out}."
+        self.set_trait("debug_status", status)
+        return labels
+
+    @traitlets.observe("highlighted")
+    def _on_highlighted(self, change: dict[str, Any]) -> None:
+        ids: dict[str, None] = {}
+        for label in self.highlighted:
+            node_id = self._payload.a.index.id_of_label(label) or self._payload.b.index.id_of_label(label)
+            if node_id is not None:
+                ids.setdefault(node_id)
+        with self.hold_trait_notifications():
+            self._highlight_nodes = list(ids)
+            self._graph_rev += 1
 
     def on_select(self, callback: PairCallback) -> Callable[[], None]:
         """Call ``callback((record_a, record_b))`` after each selection; one that raises is named in
@@ -167,8 +237,27 @@ class Diff(ViewerWidget):
             paneNodeData=[],
         )
         buffers = [wire["a"], wire["b"]]
+        if self._highlight_nodes:  # marked in the reply only, never in the validated collections
+            marked = self._highlight_nodes
+            buffers = [gzip_json(highlighted(pane.collection, marked)) for pane in (payload.a, payload.b)]
         if payload.deltas:  # no comparable node: no heatmap (an empty node-data file shows nothing)
             name = str(payload.node_data_b.get("name", "delta"))
             header["paneNodeData"] = [PaneNodeData(name=name, pane=0), PaneNodeData(name=name, pane=1)]
             buffers += [wire["node_data_a"], wire["node_data_b"]]
         return header, buffers
+
+    def _answer_debug(self, params: DebugParams) -> Reply[DebugResult]:
+        """A toolbar or inspector button: the same work as the Python call, and its status line."""
+        question = params.get("question")
+        if question == "first_divergence":
+            pair = self.first_divergence()
+            label = self.selected_labels[0] or self.selected_labels[1]
+            labels = [label] if pair is not None and label else []
+        elif question == "lineage":
+            labels = self.lineage(direction=str(params.get("direction", "upstream")))
+        else:
+            raise DebugQuestionError(
+                f"A diff answers 'first_divergence' and 'lineage', not {question!r}. Remedy: for "
+                "'first_nonfinite', explore one capture: tlw.explore(d.log_a).first_nonfinite()."
+            )
+        return DebugResult(status=self.debug_status, labels=labels), []

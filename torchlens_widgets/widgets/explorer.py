@@ -8,13 +8,31 @@ from typing import Any
 
 import traitlets
 
+from .. import _debug
 from .._assets import AssetBundle
-from .._errors import NodeNotFoundError, OverlayUnavailableError, ViewerNotAvailableError
+from .._errors import (
+    DebugQuestionError,
+    NodeNotFoundError,
+    OverlayUnavailableError,
+    ViewerNotAvailableError,
+)
+from .._netron_options import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, check_netron_options
 from .._offline import DEFAULT_MAX_BYTES, read_bundle, write_page
-from .._overlays import OVERLAYS, VALUE_OVERLAYS, Overlay, OverlayCache, check_overlay_name, overlay_over
+from .._overlays import (
+    OVERLAYS,
+    VALUE_OVERLAYS,
+    Overlay,
+    OverlayCache,
+    OverlayFunction,
+    check_overlay_name,
+    overlay_choices,
+    overlay_over,
+)
 from .._privacy import check_privacy_profile
 from .._progress import Progress
 from .._protocol import (
+    DebugParams,
+    DebugResult,
     GraphParams,
     GraphResult,
     InspectNone,
@@ -38,6 +56,7 @@ SelectCallback = Callable[[Any], None]
 _SAVED_TRAITS = (
     *("viewer", "granularity", "overlay", "overlay_summary", "baseline_summary", "height"),
     *("selected_node", "selected_label", "_asset_key", "_graph_rev", "_graph_info", "_overlay_choices"),
+    *("depth", "show_buffers", "highlighted", "_highlight_nodes", "debug_status"),
 )
 
 
@@ -67,6 +86,19 @@ class Explorer(ViewerWidget):
     # The torchlens label of the selection; derived in the kernel from selected_node.
     selected_label = traitlets.Unicode("", read_only=True).tag(sync=True)
     _overlay_choices = traitlets.List(traitlets.Unicode(), [*OVERLAYS, "delta"]).tag(sync=True)
+    # Netron's module grouping depth (an int >= 1) and buffer policy ("never" | "meaningful" |
+    # "always"): tl.export.netron's options, checked by torchlens (ValueError naming the choices).
+    depth = traitlets.Any(DEFAULT_DEPTH).tag(sync=True)
+    show_buffers = traitlets.Any(DEFAULT_SHOW_BUFFERS).tag(sync=True)
+    # The torchlens labels of the highlighted nodes (highlight(), lineage(), a partial capture's failing
+    # op); set by the kernel only. _highlight_nodes: their node ids in the current viewer and granularity.
+    highlighted = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    _highlight_nodes = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    # The toolbar's debug buttons: "first_divergence" (with a baseline), "first_nonfinite" (when the
+    # capture holds a NaN or an Inf).
+    _debug_questions = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    # The status line of the last debug answer (first_divergence, first_nonfinite, lineage, a crash).
+    debug_status = traitlets.Unicode("", read_only=True).tag(sync=True)
 
     def __init__(
         self,
@@ -78,10 +110,18 @@ class Explorer(ViewerWidget):
         height: int = 640,
         privacy_profile: str = "local",
         baseline: Any = None,
+        depth: int = DEFAULT_DEPTH,
+        show_buffers: str = DEFAULT_SHOW_BUFFERS,
         **kwargs: Any,
     ):
+        failure: _debug.PartialCapture | None = None
+        if _debug.is_partial_capture(log):  # a forward pass that raised: draw what ran
+            failure = _debug.partial_capture(log)  # PartialCaptureNotDrawableError when nothing can be
+            log = failure.trace
         require_trace(log)
         self._log = log
+        self._failure = failure
+        self._netron_options = check_netron_options(depth, show_buffers)
         self._privacy_profile = check_privacy_profile(privacy_profile)
         self._callbacks: list[SelectCallback] = []
         self._sources: dict[tuple[str, str], ViewerSource] = {}
@@ -98,6 +138,8 @@ class Explorer(ViewerWidget):
             overlay=overlay,
             height=height,
             baseline=baseline,
+            depth=depth,
+            show_buffers=show_buffers,
             # In the comm's opening state, so no view (VS Code renders outputs on a path of its own)
             # starts without knowing which assets and graph to ask for.
             **self._source_traits(),
@@ -106,9 +148,12 @@ class Explorer(ViewerWidget):
         )
         self.set_trait("overlay_summary", self._overlay.summary if self._overlay else "")
         self.set_trait("baseline_summary", self._facts.summary() if self._facts else {})
-        if self._privacy_profile == "public":  # the toolbar offers only what the profile can show
-            self._overlay_choices = [name for name in OVERLAYS if name not in VALUE_OVERLAYS]
+        self._nonfinite = _debug.first_nonfinite(log)  # torchlens' answer, asked once
+        self._refresh_choices()
+        self._refresh_questions()
         self._open()
+        if failure is not None:
+            self._show_failure(failure)
 
     # ----- public API -----------------------------------------------------------------------------
 
@@ -139,6 +184,106 @@ class Explorer(ViewerWidget):
         self._callbacks.append(callback)
         return unsubscriber(self._callbacks, callback)
 
+    # ----- debugging ------------------------------------------------------------------------------
+
+    def add_overlay(self, name: str, fn: OverlayFunction) -> Explorer:
+        """Add an overlay named ``name``: ``fn(record)`` returns a number or None per op record.
+
+        torchlens' node-data builder calls ``fn`` (e.g. ``lambda r: r.out.float().std()``); the name is
+        then listed in the toolbar, ``w.overlay = name`` colours both viewers, and ``save_html()``
+        includes it. A built-in overlay's name raises ValueError; a function that raises makes
+        ``w.overlay = name`` raise OverlayUnavailableError (the previous overlay stays).
+        """
+        if self._privacy_profile == "public":
+            raise OverlayUnavailableError(
+                f"add_overlay({name!r}, ...): a custom overlay may read activation values, which "
+                "privacy_profile='public' withholds. Remedy: explore with privacy_profile='local', or use "
+                "a 'field:' overlay of a public field."
+            )
+        self._overlays.add(name, fn)  # OverlayNameError (a ValueError) for a taken name
+        self._refresh_choices()
+        if self.overlay == name:  # on screen: redraw with the new function
+            self._overlay = self._overlay_for(name)
+            self.set_trait("overlay_summary", self._overlay.summary if self._overlay else "")
+            self._graph_rev += 1
+        return self
+
+    def first_divergence(self, rtol: float = 1e-5, atol: float = 1e-8) -> tuple[Any, Any] | None:
+        """torchlens' first divergence of this trace from its baseline (``tl.debug.first_divergence``).
+
+        Selects and centres that op, says what diverged and by how much in ``w.debug_status``, and
+        returns ``(record, baseline_record)`` (None on a side that lacks the op), or None when nothing
+        diverged. Needs a baseline (``explore(log, baseline=ref)`` or ``w.baseline = ref``).
+        """
+        if self.baseline is None:
+            raise DebugQuestionError(
+                "first_divergence() compares this trace with its baseline, and it has none. Remedy: set "
+                "w.baseline = <another trace of this model> (or use tlw.diff(a, b).first_divergence())."
+            )
+        answer = _debug.first_divergence(self._log, self.baseline, rtol=rtol, atol=atol)
+        status = answer.status
+        if answer.record_a is not None and answer.label is not None:
+            status += self._select_answer(answer.label)
+        self.set_trait("debug_status", status)
+        return answer.pair
+
+    def first_nonfinite(self) -> Any:
+        """torchlens' first op whose saved output holds a NaN or an Inf (``log.find_nan()``, the op
+        behind ``log.first_nonfinite()``): selects and centres it and returns its record, or None."""
+        answer = self._nonfinite
+        status = answer.status
+        if answer.label is not None:
+            status += self._select_answer(answer.label)
+        self.set_trait("debug_status", status)
+        return answer.record
+
+    def highlight(self, names: str | Iterable[str] | None) -> Explorer:
+        """Mark nodes (torchlens labels, module addresses or node ids) apart from the selection and
+        the overlay colours; ``w.highlighted`` lists their labels. ``highlight(None)`` clears.
+
+        An unknown name raises NodeNotFoundError (a KeyError) and nothing changes.
+        """
+        self.highlighted = _debug.highlight_labels(self._log, self._source.index, names)
+        return self
+
+    def lineage(self, name: str | None = None, direction: str = "upstream") -> list[str]:
+        """Highlight torchlens' lineage of a node (``tl.debug.lineage``; default: the selection) and
+        return its labels, the node's own first. ``direction``: "upstream" (what feeds it) or
+        "downstream" (what it feeds). Ops the view does not draw are returned but not highlighted."""
+        if name is None:
+            name = self.selected_label
+            if not name:
+                raise DebugQuestionError(
+                    "lineage() of the selection, and nothing is selected. Remedy: select a node "
+                    "(a click, or w.select(name)) or pass its name: w.lineage('linear_1_1')."
+                )
+        labels = _debug.lineage(self._log, self._source.index, name, direction)
+        drawn = _debug.drawn_labels(self._source.index, labels)
+        self.highlighted = drawn
+        hidden = len(labels) - len(drawn)
+        left_out = f"; {hidden} not drawn in this view" if hidden else ""
+        self.set_trait(
+            "debug_status", f"{direction.capitalize()} of {labels[0]}: {len(labels)} ops{left_out}."
+        )
+        return labels
+
+    def _select_answer(self, label: str) -> str:
+        """Select an answer's op; the status suffix when this view does not draw it."""
+        try:
+            self.select(label)
+        except NodeNotFoundError:
+            return " (not drawn in this view, so nothing is selected)"
+        return ""
+
+    def _show_failure(self, failure: _debug.PartialCapture) -> None:
+        where = f" at {failure.failing_label}" if failure.failing_label else ""
+        status = f"The forward pass failed{where}: {failure.exception_text}"
+        if failure.failing_label is not None:
+            with self.hold_trait_notifications():
+                self.highlighted = [failure.failing_label]
+                status += self._select_answer(failure.failing_label)
+        self.set_trait("debug_status", status)
+
     def save_html(
         self,
         path: str | pathlib.Path,
@@ -166,7 +311,7 @@ class Explorer(ViewerWidget):
         target = pathlib.Path(path)
         bundle = read_bundle(base.BUNDLE)  # a missing bundle fails before any work
         state = {name: getattr(self, name) for name in _SAVED_TRAITS}
-        state.update(status="", error="", notice="")
+        state.update(status="", error="", notice="", _debug_questions=[])  # no kernel to answer them
         names = list(dict.fromkeys(["", self.overlay, *self._overlay_choices]))
         labels = self._source.index.labels_by_id()
         nodes = len(set(labels.values())) if inspector else 0
@@ -180,7 +325,10 @@ class Explorer(ViewerWidget):
             except OverlayUnavailableError as error:
                 refused[name] = str(error)
                 continue
-            graphs[name] = (self._source.graph(overlay), overlay.summary if overlay else "")
+            graphs[name] = (
+                self._source.graph(overlay, self._highlight_nodes),
+                overlay.summary if overlay else "",
+            )
         try:
             report = write_page(
                 target,
@@ -244,7 +392,15 @@ class Explorer(ViewerWidget):
     def _overlay_for(self, name: str) -> Overlay | None:
         if name == "delta":
             return self._delta_overlay()
-        return self._overlays.get(check_overlay_name(name))
+        return self._overlays.get(check_overlay_name(name, self._overlays.custom_names))
+
+    def _refresh_choices(self) -> None:
+        """The toolbar's overlays: torchlens' for this capture and profile, the delta, the custom ones."""
+        built_in = overlay_choices(self._log)
+        if self._privacy_profile == "public":  # the toolbar offers only what the profile can show
+            self._overlay_choices = [name for name in built_in if name not in VALUE_OVERLAYS]
+            return
+        self._overlay_choices = [*built_in, "delta", *self._overlays.custom_names]
 
     def _delta_overlay(self) -> Overlay:
         """torchlens' max-abs delta per node against the baseline (no value where no row settled)."""
@@ -295,6 +451,7 @@ class Explorer(ViewerWidget):
                     self._overlay = self._delta_overlay()
                     self.set_trait("overlay_summary", self._overlay.summary)
             self._graph_rev += 1
+            self._refresh_questions()
 
     def _apply_facts(self, facts: BaselineFacts | None) -> None:
         self._facts = facts
@@ -316,6 +473,42 @@ class Explorer(ViewerWidget):
     def _check_granularity(self, proposal: dict[str, Any]) -> str:
         return check_granularity(proposal["value"])
 
+    @traitlets.validate("depth")
+    def _check_depth(self, proposal: dict[str, Any]) -> int:
+        return check_netron_options(proposal["value"], self.show_buffers)[0]
+
+    @traitlets.validate("show_buffers")
+    def _check_show_buffers(self, proposal: dict[str, Any]) -> str:
+        return check_netron_options(self.depth, proposal["value"])[1]
+
+    @traitlets.observe("depth", "show_buffers")
+    def _on_netron_options(self, change: dict[str, Any]) -> None:
+        self._netron_options = (self.depth, self.show_buffers)
+        if not self._ready:  # still in __init__ (already applied)
+            return
+        self._sources = {key: source for key, source in self._sources.items() if key[0] != "netron"}
+        if self.viewer == "netron":  # redraw Netron with the new options; Model Explorer has none
+            self._on_view_change(change)
+
+    @traitlets.validate("highlighted")
+    def _check_highlighted(self, proposal: dict[str, Any]) -> list[str]:
+        if not hasattr(self, "_source"):
+            return list(proposal["value"])
+        return _debug.highlight_labels(self._log, self._source.index, proposal["value"])
+
+    @traitlets.observe("highlighted")
+    def _on_highlighted(self, change: dict[str, Any]) -> None:
+        with self.hold_trait_notifications():
+            self._highlight_nodes = self._source.highlight_ids(self.highlighted)
+            if self.viewer == "model-explorer" and self._ready:  # drawn in its graph reply
+                self._graph_rev += 1
+
+    def _refresh_questions(self) -> None:
+        questions = ["first_divergence"] if self.baseline is not None else []
+        if self._nonfinite.label is not None:
+            questions.append("first_nonfinite")
+        self._debug_questions = questions
+
     @traitlets.observe("viewer", "granularity")
     def _on_view_change(self, change: dict[str, Any]) -> None:
         if not self._ready:  # still in __init__
@@ -329,13 +522,17 @@ class Explorer(ViewerWidget):
             node = ""
         with self.hold_trait_notifications():
             self.selected_node = node
+            self._highlight_nodes = self._source.highlight_ids(self.highlighted)
             self._publish_source()
 
     def _source_for(self, viewer: str, granularity: str) -> ViewerSource:
         # Model Explorer shows every granularity in one payload; Netron has one artifact per granularity.
         key = (viewer, granularity if viewer == "netron" else "")
         if key not in self._sources:
-            self._sources[key] = make_source(viewer, self._log, granularity, self._privacy_profile)
+            depth, show_buffers = self._netron_options
+            self._sources[key] = make_source(
+                viewer, self._log, granularity, self._privacy_profile, depth, show_buffers
+            )
             self._sources[key].baseline = self._facts
         return self._sources[key]
 
@@ -370,7 +567,25 @@ class Explorer(ViewerWidget):
         return [source.assets() for source in self._sources.values()]
 
     def _answer_graph(self, params: GraphParams) -> Reply[GraphResult]:
-        return self._source.graph(self._overlay)
+        return self._source.graph(self._overlay, self._highlight_nodes)
+
+    def _answer_debug(self, params: DebugParams) -> Reply[DebugResult]:
+        """A toolbar or inspector button: the same work as the Python call, and its status line."""
+        question = params.get("question")
+        if question == "first_divergence":
+            pair = self.first_divergence()
+            labels = [self.selected_label] if pair is not None and self.selected_label else []
+        elif question == "first_nonfinite":
+            record = self.first_nonfinite()
+            labels = [self.selected_label] if record is not None and self.selected_label else []
+        elif question == "lineage":
+            labels = self.lineage(direction=str(params.get("direction", "upstream")))
+        else:
+            raise DebugQuestionError(
+                f"Unknown debug question {question!r}. Remedy: ask one of 'first_divergence', "
+                "'first_nonfinite', 'lineage'."
+            )
+        return DebugResult(status=self.debug_status, labels=labels), []
 
     def _answer_inspect(self, params: InspectParams) -> Reply[InspectResult]:
         # The current selection, not a label from the browser: the panel shows what w.selected is.
@@ -381,4 +596,7 @@ class Explorer(ViewerWidget):
 
     def _inspect_label(self, label: str) -> Reply[InspectRecord]:
         record = self._source.record(label)
-        return inspect_record(self._log, record, label, privacy_profile=self._privacy_profile)
+        header, buffers = inspect_record(self._log, record, label, privacy_profile=self._privacy_profile)
+        if self._failure is not None and label == self._failure.failing_label:
+            header["exception"] = self._failure.exception_text  # the op the forward pass failed at
+        return header, buffers
