@@ -257,7 +257,7 @@ def test_lineage_button_highlights_in_model_explorer_and_keeps_the_selection(
     assert after > before + 200, f"no orange highlight drawn ({before} -> {after} orange pixels)"
 
 
-def test_custom_overlay_recolours_model_explorer(session: Session) -> None:
+def test_custom_overlay_recolours_model_explorer(session: Session, artifacts: Path) -> None:
     kernel = session.kernel
     index, root = 1, session.root(1)
     kernel.run("w.highlight(None)\nw.add_overlay('activation std', activation_std)")
@@ -269,6 +269,7 @@ def test_custom_overlay_recolours_model_explorer(session: Session) -> None:
     session.wait_redrawn(index, drawn)
     summary = kernel.value("w.overlay_summary")
     expect(root.locator(".tlw-overlay-info")).to_have_text(summary)
+    root.screenshot(path=str(artifacts / "custom-overlay-model-explorer.png"))
     # Model Explorer loaded the values as node data: its side panel lists the provider.
     expect(session.frame(index).get_by_text(kernel.value("w._overlay.provider")).first).to_be_visible(
         timeout=60_000
@@ -318,7 +319,8 @@ def test_netron_marks_highlighted_boxes_apart_and_again_after_a_redraw(
     expect(marked.first).to_be_attached(timeout=30_000)
     # Only the highlighted boxes, and they look different: a dashed orange border.
     names = set(kernel.value("w._highlight_nodes"))
-    border = marked.first.locator(":scope > path.node-border")
+    # (a selected box shows the selection's red: the selection stays visible)
+    border = frame.locator("g.node.tlw-highlight:not(.select)").first.locator(":scope > path.node-border")
     assert border.evaluate("p => getComputedStyle(p).strokeDasharray") not in ("", "none")
     plain = frame.locator("g.graph-node:not(.tlw-highlight):not(.select) > path.node-border").first
     assert plain.evaluate("p => getComputedStyle(p).strokeDasharray") in ("", "none")
