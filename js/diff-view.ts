@@ -34,5 +34,6 @@ export const diffView: ViewKind = {
       onClick: () => select(entry.node_id), // as a click in a pane
     })),
   sideResizable: false,
+  lineagePanels: [0, 1], // whichever capture shows the node (the kernel walks the one that has it)
   contexts: 2,
 };

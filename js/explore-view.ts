@@ -14,5 +14,6 @@ export const exploreView: ViewKind = {
   missingLabel: () => null,
   chips: () => [],
   sideResizable: true,
+  lineagePanels: [0],
   contexts: 1,
 };

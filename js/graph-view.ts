@@ -9,7 +9,7 @@ import { admit, contextsOf, release, trackVisibility, type BudgetEntry } from ".
 import { bufferEncodingFor } from "./host-transport";
 import type { InspectorPanel } from "./inspector";
 import { kernelOf, lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
-import { parseInspectReply } from "./protocol";
+import { debugQuestions, parseDebugReply, parseInspectReply, type DebugParams } from "./protocol";
 import { Room } from "./room";
 import { followHostTheme } from "./theme";
 import type { WidgetTraits } from "./traits";
@@ -52,6 +52,8 @@ export interface ViewKind {
   contexts: number;
   /** The inspector is a column beside the graph whose width a divider sets (else a row under it). */
   sideResizable: boolean;
+  /** The inspector panels that offer the selection's lineage (upstream / downstream buttons). */
+  lineagePanels: number[];
 }
 
 export type TraitsModel = AnyModel<WidgetTraits>;
@@ -120,10 +122,15 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     model.set("error", error);
     model.save_changes();
   };
-  const statusText = () => {
+  const statusText = (answerNow?: string) => {
     const info = model.get("_graph_info");
     const label = kind.selectedText(model);
     const parts = [`${nodeCount(info)} nodes`, label ? `selected ${label}` : "click a node to select it"];
+    // The last debug answer leads: it is what the user asked for (the full line is the tooltip).
+    const answer = answerNow ?? model.get("debug_status") ?? "";
+    if (answer) parts.unshift(answer);
+    const highlighted = (model.get("highlighted") ?? []).length;
+    if (highlighted) parts.push(`${highlighted} highlighted`);
     const comparison = kind.comparison(model);
     if (comparison) parts.push(comparison.split("; largest:")[0]);
     for (const warning of info.warnings ?? []) parts.push(`⚠ ${warning}`);
@@ -198,6 +205,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     if (stale()) return;
     const selected = model.get("selected_node");
     if (selected) current.select(selected);
+    current.highlight(model.get("_highlight_nodes") ?? []);
     view.setStatus(statusText(), "ready");
     el.dataset.renderMs = String(Math.round(performance.now() - started));
     el.dataset.frameMs = String(Math.round(frameMs));
@@ -232,6 +240,29 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
       }),
     );
   }
+  /**
+   * Asks the kernel a debug question. The kernel does what the Python call does (selects, centres,
+   * highlights, sets `debug_status`); the reply's status is shown at once, the traits follow.
+   */
+  async function ask(params: DebugParams): Promise<void> {
+    if (lost) return;
+    view.setNotice("");
+    try {
+      const { result } = await channel.request("debug", params);
+      const reply = parseDebugReply(result);
+      if (disposed || lost) return;
+      if (model.get("status") === "ready") view.setStatus(statusText(reply.status), "ready");
+    } catch (error) {
+      // A refusal (nothing selected, no baseline) is not a broken widget: it is said like a refused overlay.
+      if (!disposed && !lost) view.setNotice(describe(error));
+    }
+  }
+  // A live kernel always syncs `_debug_questions` (maybe empty); a saved page's recording has no
+  // kernel to ask, and no such trait: its inspector offers no lineage.
+  if (Array.isArray(model.get("_debug_questions")))
+    for (const side of kind.lineagePanels) inspectors[side]?.setLineageHandler((direction) => void ask({ question: "lineage", direction }));
+  const showQuestions = () => view.setDebugQuestions(debugQuestions(model.get("_debug_questions")), (question) => void ask({ question }));
+  showQuestions();
   const showTopDeltas = () => view.setChips("Largest deltas:", kind.chips(model, onSelect));
 
   const fail = (error: unknown) => {
@@ -271,17 +302,28 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   const onSelectedNode = () => frame?.select(model.get("selected_node"));
   showTopDeltas();
   const onSelectedLabel = () => {
-    if (model.get("status") === "ready") view.setStatus(statusText(), "ready");
+    refreshStatus();
     void inspect();
+  };
+  const refreshStatus = () => {
+    if (model.get("status") === "ready") view.setStatus(statusText(), "ready");
+  };
+  const onHighlight = () => {
+    frame?.highlight(model.get("_highlight_nodes") ?? []);
+    refreshStatus();
   };
   const onHeight = () => view.setHeight(model.get("height"));
   const onOverlay = () => view.setOverlay(model.get("overlay") ?? "", model.get("overlay_summary") ?? "");
   const onNotice = () => view.setNotice(model.get("notice") ?? "");
-  view.setOverlayChoices(model.get("_overlay_choices") ?? [], (overlay) => {
-    model.set("overlay", overlay); // the kernel answers with a new graph, or a notice and the old value
-    model.save_changes();
-  });
-  onOverlay();
+  // The choices grow when the kernel adds a custom overlay (w.add_overlay).
+  const onOverlayChoices = () => {
+    view.setOverlayChoices(model.get("_overlay_choices") ?? [], (overlay) => {
+      model.set("overlay", overlay); // the kernel answers with a new graph, or a notice and the old value
+      model.save_changes();
+    });
+    onOverlay();
+  };
+  onOverlayChoices();
   onNotice();
   const onGraph = () => {
     paused = false; // a new graph is drawn now, on or off screen (the budget pauses it again if needed)
@@ -301,6 +343,11 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     ["change:inspector_width", onInspectorWidth],
     ["change:inspector_collapsed", onInspectorCollapsed],
     ["change:maximized", onMaximized],
+    ["change:_overlay_choices", onOverlayChoices],
+    ["change:_debug_questions", showQuestions],
+    ["change:debug_status", refreshStatus],
+    ["change:highlighted", refreshStatus],
+    ["change:_highlight_nodes", onHighlight],
   ];
   for (const [event, handler] of listeners) model.on(event, handler);
   const onKernelLost = (why: KernelLoss) => {

@@ -154,10 +154,17 @@ const HIST_WIDTH = 256;
 const HIST_HEIGHT = 64;
 const HEATMAP_MAX_CSS_WIDTH = 336; // the panel's width less its padding
 
+/** The lineage directions the inspector offers for the selected node (torchlens.debug.lineage). */
+export type LineageDirection = "upstream" | "downstream";
+
+/** The record kinds torchlens has a lineage for (a difference or a saved page's marker has none). */
+const LINEAGE_KINDS = new Set(["op", "layer", "module", "module_call"]);
+
 export class InspectorPanel {
   readonly root: HTMLDivElement;
   private readonly doc: Document;
   private resetTimer: ReturnType<typeof setTimeout> | undefined;
+  private onLineage: ((direction: LineageDirection) => void) | null = null;
 
   constructor(doc: Document = document) {
     this.doc = doc;
@@ -168,11 +175,19 @@ export class InspectorPanel {
 
   /** Show the kernel's answer for the selected node. */
   update(header: PanelInspectReply, buffers: DataView[]): void {
-    const parts: HTMLElement[] = [this.titleBar(header), this.factsTable(header.facts)];
+    const parts: HTMLElement[] = [this.titleBar(header)];
+    if (this.onLineage && LINEAGE_KINDS.has(header.kind)) parts.push(this.lineageButtons(this.onLineage));
+    if (header.exception) parts.push(this.exceptionBox(header.exception));
+    parts.push(this.factsTable(header.facts));
     if (header.value) parts.push(this.valueSection(header.value, buffers));
     this.root.replaceChildren(...parts);
     this.root.dataset.state = "node";
     this.root.dataset.kind = header.kind;
+  }
+
+  /** Shows "upstream"/"downstream" buttons on the nodes it draws from now on (null: none). */
+  setLineageHandler(onLineage: ((direction: LineageDirection) => void) | null): void {
+    this.onLineage = onLineage;
   }
 
   /** Nothing selected. */
@@ -221,6 +236,30 @@ export class InspectorPanel {
     });
     bar.append(code, button);
     return bar;
+  }
+
+  private lineageButtons(onLineage: (direction: LineageDirection) => void): HTMLElement {
+    const row = this.el("div", "tlw-insp-lineage");
+    row.setAttribute("role", "group");
+    row.setAttribute("aria-label", "Highlight the lineage of this node");
+    row.append(this.el("span", "tlw-insp-lineage-title", "lineage"));
+    for (const direction of ["upstream", "downstream"] as const) {
+      const button = this.el("button", "tlw-insp-lineage-button", direction);
+      button.type = "button";
+      button.dataset.direction = direction;
+      button.title = `Highlight every node ${direction === "upstream" ? "this one depends on" : "that depends on this one"}`;
+      button.addEventListener("click", () => onLineage(direction));
+      row.append(button);
+    }
+    return row;
+  }
+
+  /** The exception a partial capture's failing op raised: what a user opened the trace for. */
+  private exceptionBox(text: string): HTMLElement {
+    const box = this.el("div", "tlw-insp-exception");
+    box.setAttribute("role", "alert");
+    box.append(this.el("strong", undefined, "The forward pass failed here"), this.el("pre", undefined, text));
+    return box;
   }
 
   private selectText(node: HTMLElement): void {
@@ -352,6 +391,15 @@ export const INSPECTOR_STYLES = `
   font-family: var(--jp-code-font-family, monospace); user-select: all; }
 .tlw-insp-copy { font: inherit; padding: 1px 8px; cursor: pointer; border-radius: 3px;
   border: 1px solid var(--jp-border-color1, #bbb); background: var(--jp-layout-color2, #f5f5f5); color: inherit; }
+.tlw-insp-lineage { display: flex; align-items: center; gap: 4px; margin: 2px 0 4px; }
+.tlw-insp-lineage-title { color: var(--jp-ui-font-color2, #555); margin-right: 2px; }
+.tlw-insp-lineage-button { font: inherit; padding: 1px 8px; cursor: pointer; border-radius: 3px;
+  border: 1px solid var(--jp-border-color1, #bbb); background: var(--jp-layout-color2, #f5f5f5); color: inherit; }
+.tlw-insp-lineage-button:hover { border-color: #e8710a; }
+.tlw-insp-exception { margin: 4px 0 6px; padding: 6px 8px; border: 1px solid var(--jp-error-color1, #b00020);
+  border-radius: 3px; color: var(--jp-error-color1, #b00020); background: var(--jp-error-color3, #fdecea); }
+.tlw-insp-exception pre { margin: 4px 0 0; white-space: pre-wrap; overflow-wrap: anywhere;
+  font-family: var(--jp-code-font-family, monospace); }
 .tlw-inspector table { width: 100%; table-layout: fixed; border-collapse: collapse; margin: 2px 0 6px; }
 .tlw-inspector th { width: 9.5em; text-align: left; font-weight: normal; color: var(--jp-ui-font-color2, #555);
   padding: 1px 8px 1px 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: top; }

@@ -1,6 +1,6 @@
 // The kernel-browser protocol, written down once on this side (the kernel's side is
 // torchlens_widgets/_protocol.py): the response envelope, and the replies to the three requests a
-// view makes (`assets`, `graph`, `inspect`), each as a discriminated union with a parser that checks
+// view makes (`assets`, `graph`, `inspect`, `debug`), each as a discriminated union with a parser that checks
 // what arrives before any view code reads it. tests/js/protocol-contract.test.ts parses the sample
 // replies pytest writes (tests/fixtures/protocol/) with these same parsers.
 
@@ -66,7 +66,7 @@ export interface RequestMessage {
   buffers?: "base64";
 }
 
-export type RequestMethod = "assets" | "graph" | "inspect";
+export type RequestMethod = "assets" | "graph" | "inspect" | "debug";
 
 /** The kernel's answer to one request, echoing its channel and id. */
 export type ResponseEnvelope =
@@ -297,6 +297,8 @@ export type RecordKind = (typeof RECORD_KINDS)[number];
 
 interface PanelReply {
   label: string;
+  /** A partial capture's failing op: the exception it raised, e.g. "RuntimeError: shape mismatch". */
+  exception?: string;
   title: string;
   privacy_profile: string;
   expression: string;
@@ -335,13 +337,46 @@ export function parseInspectReply(result: unknown): InspectReply {
   const section = value.value;
   if (section !== null && section !== undefined)
     oneOf(what, object(what, section), "status", ["summary", "not_saved", "withheld", "not_tensor", "unsupported", "empty"] as const);
+  const exception = value.exception;
+  if (exception !== undefined && exception !== null && typeof exception !== "string") fail(what, "'exception' is not text");
   return {
     kind,
     label: string(what, value, "label"),
+    ...(typeof exception === "string" && exception ? { exception } : {}),
     title: string(what, value, "title"),
     privacy_profile: typeof value.privacy_profile === "string" ? value.privacy_profile : "",
     expression: string(what, value, "expression"),
     facts,
     value: (section ?? null) as ValueSection | null,
   };
+}
+
+// ----- debug --------------------------------------------------------------------------------------------
+
+/** The questions torchlens answers on the graph; the toolbar shows the ones the kernel lists. */
+export const DEBUG_QUESTIONS = ["first_divergence", "first_nonfinite"] as const;
+export type DebugQuestion = (typeof DEBUG_QUESTIONS)[number];
+
+/** What a `debug` request asks: a toolbar question, or the lineage of the current selection. */
+export type DebugParams = { question: DebugQuestion } | { question: "lineage"; direction: "upstream" | "downstream" };
+
+/** The kernel's answer: it has already selected, centred and highlighted; `status` says what it found. */
+export interface DebugReply {
+  status: string;
+  /** The torchlens labels the answer names (the diverging op, the lineage), possibly none. */
+  labels: string[];
+}
+
+export function parseDebugReply(result: unknown): DebugReply {
+  const what = "debug reply";
+  const value = object(what, result);
+  const labels = array(what, value, "labels");
+  if (!labels.every((label) => typeof label === "string")) fail(what, "'labels' holds something other than text");
+  return { status: string(what, value, "status"), labels: labels as string[] };
+}
+
+/** The `_debug_questions` trait, keeping only questions this view has a button for. */
+export function debugQuestions(value: unknown): DebugQuestion[] {
+  if (!Array.isArray(value)) return [];
+  return DEBUG_QUESTIONS.filter((question) => value.includes(question));
 }

@@ -25,4 +25,15 @@ export interface WidgetTraits {
   inspector_width: number;
   inspector_collapsed: boolean;
   maximized: boolean;
+  /** torchlens labels of the highlighted nodes (w.highlight, w.lineage); written by the kernel. */
+  highlighted?: string[];
+  /** The same nodes as node ids of the current viewer and granularity (what a frame marks). */
+  _highlight_nodes?: string[];
+  /** The debug questions the toolbar offers for this capture ("first_divergence", "first_nonfinite"). */
+  _debug_questions?: string[];
+  /** What the last debug answer found (first divergence, first non-finite, lineage, a crash). */
+  debug_status?: string;
+  /** Netron: module grouping depth and when buffers are drawn (kernel-side options of the export). */
+  depth?: number;
+  show_buffers?: string;
 }

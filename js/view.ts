@@ -1,5 +1,6 @@
 // The widget's chrome: a toolbar with the status line, an error box, and the body the viewer frame
 // lives in. No viewer logic here.
+import type { DebugQuestion } from "./protocol";
 import { STYLES } from "./styles";
 
 /** Height of the row of inspectors under a diff's panes (see styles.ts). */
@@ -33,6 +34,15 @@ function toolbarButton(className: string, text: string, label: string): HTMLButt
   return button;
 }
 
+/** The toolbar's debug buttons: what each says and what its tooltip explains. */
+const DEBUG_BUTTONS: Record<DebugQuestion, { text: string; title: string }> = {
+  first_divergence: {
+    text: "First divergence",
+    title: "Select the first op where the two runs differ (torchlens.debug.first_divergence)",
+  },
+  first_nonfinite: { text: "First non-finite", title: "Select the first op whose output holds a NaN or an Inf" },
+};
+
 export type StatusState = "loading" | "ready" | "error" | "disconnected" | "paused";
 
 export class WidgetView {
@@ -54,6 +64,7 @@ export class WidgetView {
   private readonly imageButtons: HTMLSpanElement;
   private saveImage: (format: string) => void = () => undefined;
   private readonly maximizeButton: HTMLButtonElement;
+  private readonly debugButtons: HTMLSpanElement;
 
   constructor(el: HTMLElement, height: number) {
     el.replaceChildren();
@@ -86,7 +97,11 @@ export class WidgetView {
     this.maximizeButton = toolbarButton("tlw-maximize", "", "Maximize the widget");
     this.maximizeButton.append(cornersIcon());
     this.actions.append(this.imageButtons, this.maximizeButton);
-    toolbar.append(this.title, this.status, overlayLabel, this.overlayInfo, this.actions);
+    this.debugButtons = document.createElement("span");
+    this.debugButtons.className = "tlw-debug";
+    this.debugButtons.setAttribute("role", "group");
+    this.debugButtons.setAttribute("aria-label", "Ask torchlens");
+    toolbar.append(this.title, this.status, this.debugButtons, overlayLabel, this.overlayInfo, this.actions);
     this.notice = document.createElement("div");
     this.notice.className = "tlw-notice";
     this.notice.setAttribute("role", "status");
@@ -127,6 +142,24 @@ export class WidgetView {
     this.overlaySelect.value = overlay;
     this.overlayInfo.textContent = summary;
     this.overlayInfo.title = summary;
+  }
+
+  /** The debug questions this capture can answer, as toolbar buttons; `onAsk` gets the question. */
+  setDebugQuestions(questions: DebugQuestion[], onAsk: (question: DebugQuestion) => void): void {
+    this.debugButtons.replaceChildren(
+      ...questions.map((question) => {
+        const { text, title } = DEBUG_BUTTONS[question];
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "tlw-debug-button";
+        button.dataset.question = question;
+        button.textContent = text; // its accessible name
+        button.title = title;
+        button.disabled = this.root.dataset.live === "false";
+        button.onclick = () => onAsk(question);
+        return button;
+      }),
+    );
   }
 
   /** A refusal or warning that does not stop the widget (e.g. an overlay this capture cannot show). */
@@ -224,7 +257,9 @@ export class WidgetView {
     this.setStatus(text, "disconnected");
     this.root.dataset.live = "false";
     this.overlaySelect.disabled = true;
-    for (const chip of this.chips.querySelectorAll("button")) chip.disabled = true;
+    // The inspector's lineage buttons too: every button here asks the kernel.
+    for (const button of this.root.querySelectorAll<HTMLButtonElement>(".tlw-chips button, .tlw-debug button, .tlw-insp-lineage button"))
+      button.disabled = true;
   }
 
   showError(text: string): void {

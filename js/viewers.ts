@@ -17,6 +17,11 @@ export interface ViewerFrame {
   readonly rendered: Promise<number>;
   readonly startupErrors: readonly string[];
   select(nodeId: string): void;
+  /**
+   * Marks these node ids as highlighted. Netron: the frame draws a border on their boxes. Model
+   * Explorer: nothing to do here, the kernel draws them into the graph it sends (a node style).
+   */
+  highlight(nodeIds: string[]): void;
   /** Shows a new graph in the same frame if the viewer can (resolves when drawn), else null. */
   replace(graph: Graph): Promise<number> | null;
   dispose(): void;
@@ -38,7 +43,13 @@ interface FrameRoom {
 }
 
 /** A frame as the widget sees it; `replace` is what the viewer can do with a new graph in place. */
-function viewerFrame(viewer: Viewer, frame: FrameBridge, replace: (graph: Graph) => Promise<number> | null, room: FrameRoom): ViewerFrame {
+function viewerFrame(
+  viewer: Viewer,
+  frame: FrameBridge,
+  replace: (graph: Graph) => Promise<number> | null,
+  room: FrameRoom,
+  highlight: (nodeIds: string[]) => void = () => undefined,
+): ViewerFrame {
   return {
     ...room,
     viewer,
@@ -49,6 +60,7 @@ function viewerFrame(viewer: Viewer, frame: FrameBridge, replace: (graph: Graph)
       return frame.startupErrors;
     },
     select: (nodeId) => frame.select(nodeId),
+    highlight,
     replace,
     dispose: () => frame.dispose(),
   };
@@ -108,6 +120,7 @@ export async function createViewer(
         });
       },
       room,
+      (names) => frame.setHighlight(names),
     );
   }
   const reply = expect(graph.reply, "model-explorer", "model-explorer-diff");

@@ -94,6 +94,7 @@ export class NetronFrame extends FrameBridge {
   private ready = false;
   private queuedOpens: frame.NetronOpenMessage[] = [];
   private overlay: NetronOverlay | null = null;
+  private highlighted: string[] = [];
   /** Why Netron could not start in the frame (every open fails at once from then on). */
   private startFailure: Error | null = null;
 
@@ -118,6 +119,15 @@ export class NetronFrame extends FrameBridge {
   setOverlay(overlay: NetronOverlay | null): void {
     this.overlay = overlay;
     if (this.ready) this.postOverlay(); // else sent on "ready"
+  }
+
+  /**
+   * Marks the boxes named in `names` (Netron node names) with a dashed orange border; [] clears. Kept
+   * by the frame like the overlay: re-applied on every redraw, names not drawn are ignored.
+   */
+  setHighlight(names: string[]): void {
+    this.highlighted = [...names];
+    if (this.ready) this.postHighlight(); // else sent on "ready"
   }
 
   /** Replaces the graph on screen (e.g. another granularity); resolves with ms until it is drawn. */
@@ -166,6 +176,10 @@ export class NetronFrame extends FrameBridge {
     this.post({ cmd: frame.NETRON_OVERLAY, overlay: this.overlay } satisfies frame.NetronOverlayMessage);
   }
 
+  private postHighlight(): void {
+    this.post({ cmd: frame.NETRON_HIGHLIGHT, names: this.highlighted } satisfies frame.NetronHighlightMessage);
+  }
+
   protected receive(message: FrameMessage): void {
     switch (message.cmd) {
       case frame.NETRON_HELLO:
@@ -175,6 +189,7 @@ export class NetronFrame extends FrameBridge {
         this.ready = true;
         for (const queued of this.queuedOpens.splice(0)) this.send(queued);
         if (this.overlay) this.postOverlay();
+        if (this.highlighted.length) this.postHighlight();
         break;
       case frame.NETRON_RENDERED: {
         const rendered = message as unknown as frame.NetronRenderedMessage;

@@ -19,12 +19,14 @@ import {
   NETRON_EXPORT_REQUEST,
   NETRON_FAILED,
   NETRON_HELLO,
+  NETRON_HIGHLIGHT,
   NETRON_OPEN,
   NETRON_OVERLAY,
   NETRON_READY,
   NETRON_SELECT,
   type NetronBootMessage,
   type NetronExportRequestMessage,
+  type NetronHighlightMessage,
   type NetronOpenMessage,
   type NetronOverlayMessage,
   type NetronSelectMessage,
@@ -89,6 +91,7 @@ async function boot(message: NetronBootMessage): Promise<void> {
     else if (data.cmd === NETRON_SELECT) void frame.select(data as NetronSelectMessage);
     else if (data.cmd === NETRON_OVERLAY) frame.overlay(data as NetronOverlayMessage);
     else if (data.cmd === NETRON_EXPORT_REQUEST) void frame.exportImage(data as NetronExportRequestMessage);
+    else if (data.cmd === NETRON_HIGHLIGHT) frame.highlight(data as NetronHighlightMessage);
   });
   post({ cmd: NETRON_READY, worker: workerUrl !== null });
 }

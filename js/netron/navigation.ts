@@ -12,13 +12,16 @@ import {
   type NetronGraph,
   type NetronNode,
   type NetronView,
+  type ViewGraph,
 } from "./netron-view";
+import { HighlightPainter } from "./highlighter";
 import { OverlayPainter } from "./painter";
 import {
   NETRON_FAILED,
   NETRON_RENDERED,
   NETRON_SELECTED,
   type NetronExportRequestMessage,
+  type NetronHighlightMessage,
   type NetronOpenMessage,
   type NetronOverlayMessage,
   type NetronSelectMessage,
@@ -53,16 +56,22 @@ export function locate(root: NetronGraph, name: string): Located | null {
 export class WidgetFrame {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly painter = new OverlayPainter();
+  private readonly highlighter = new HighlightPainter();
 
   constructor(
     private readonly view: NetronView,
     private readonly host: FrameHost,
   ) {
-    if (!onTargetChange(view, (graph) => this.painter.apply(graph))) {
+    const redrawn = (graph: ViewGraph) => {
+      this.painter.apply(graph);
+      this.highlighter.apply(graph);
+    };
+    if (!onTargetChange(view, redrawn)) {
       // Netron itself still works; only redraws (drilling, open) lose the overlay.
       post({
         cmd: NETRON_FAILED,
-        message: "Netron's view.View has no `target` accessor (unsupported netron build): the overlay is not re-applied on redraw.",
+        message:
+          "Netron's view.View has no `target` accessor (unsupported netron build): the overlay and highlight are not re-applied on redraw.",
       });
     }
     onNodeActivated(view, (node, source) => post({ cmd: NETRON_SELECTED, name: node.name, type: node.type?.name ?? "", source }));
@@ -116,6 +125,11 @@ export class WidgetFrame {
         this.host.exportRequest = null;
       }
     });
+  }
+
+  /** Not serialised either: the highlighted names are state, marked on every graph drawn. */
+  highlight(message: NetronHighlightMessage): void {
+    this.highlighter.set(message.names, this.view.target);
   }
 
   /** Selects a node by name (a name not in the model is ignored: the parent's selection stays). */

@@ -25,6 +25,8 @@ export const NETRON_EXPORT_REQUEST = "tlw-netron-export-request";
 export const NETRON_ESCAPE = "tlw-netron-escape";
 /** Parent -> frame: colour node boxes by a value per node, with a legend (null clears). */
 export const NETRON_OVERLAY = "tlw-netron-overlay";
+/** Parent -> frame: mark these node boxes (Netron node names) as highlighted; an empty list clears. */
+export const NETRON_HIGHLIGHT = "tlw-netron-highlight";
 
 import type { NetronOverlay } from "../protocol";
 
@@ -100,4 +102,9 @@ export interface NetronExportRequestMessage {
 export interface NetronOverlayMessage {
   cmd: typeof NETRON_OVERLAY;
   overlay: NetronOverlay | null;
+}
+
+export interface NetronHighlightMessage {
+  cmd: typeof NETRON_HIGHLIGHT;
+  names: string[];
 }

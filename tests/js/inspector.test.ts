@@ -290,6 +290,36 @@ describe("InspectorPanel", () => {
     expect(root.findAll((n) => n.tagName === "section")).toHaveLength(0);
   });
 
+  it("shows a partial capture's exception in an alert box above the facts, as text", () => {
+    const panel = new InspectorPanel(fakeDocument());
+    panel.update({ ...headerWith("t"), exception: `RuntimeError: ${hostile}` }, []);
+    const root = panel.root as unknown as FakeNode;
+    const [box] = root.findAll((n) => n.className === "tlw-insp-exception");
+    expect(box.attributes.role).toBe("alert");
+    expect(box.textContent).toContain(`RuntimeError: ${hostile}`);
+    const order = root.children.map((n) => n.className);
+    expect(order.indexOf("tlw-insp-exception")).toBeLessThan(order.indexOf("tlw-insp-facts"));
+    expect(root.findAll((n) => n.tagName === "img")).toHaveLength(0);
+    panel.update(headerWith("t"), []); // a record that ran: no box
+    expect(root.findAll((n) => n.className === "tlw-insp-exception")).toHaveLength(0);
+  });
+
+  it("offers upstream and downstream lineage of a record once asked to, and says which was clicked", () => {
+    const panel = new InspectorPanel(fakeDocument());
+    const root = panel.root as unknown as FakeNode;
+    const buttons = () => root.findAll((n) => n.className === "tlw-insp-lineage-button");
+    panel.update(headerWith("t"), []);
+    expect(buttons()).toHaveLength(0); // no kernel to ask (a saved page)
+    const asked: string[] = [];
+    panel.setLineageHandler((direction) => asked.push(direction));
+    panel.update(headerWith("t"), []);
+    expect(buttons().map((n) => n.textContent)).toEqual(["upstream", "downstream"]);
+    for (const button of buttons()) for (const listener of button.listeners.click) listener();
+    expect(asked).toEqual(["upstream", "downstream"]);
+    panel.update({ ...headerWith("t"), kind: "difference" }, []); // b - a has no lineage of its own
+    expect(buttons()).toHaveLength(0);
+  });
+
   it("ships its styles scoped under .tlw-inspector", () => {
     expect(INSPECTOR_STYLES).toContain(".tlw-inspector");
     for (const rule of INSPECTOR_STYLES.split("}")

@@ -5,8 +5,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
+  debugQuestions,
   MASK_CODES,
   parseAssetsReply,
+  parseDebugReply,
   parseGraphReply,
   parseInspectReply,
   parseResponse,
@@ -88,6 +90,40 @@ describe("the kernel's sample replies", () => {
     const { method, result } = sample(name);
     expect(method).toBe("inspect");
     expect(parseInspectReply(result).kind).toBe(kind);
+  });
+
+  it("each debug sample parses as a status and the labels the kernel selected or highlighted", () => {
+    const names = readdirSync(FIXTURES)
+      .filter((file) => file.startsWith("debug-"))
+      .map((file) => file.replace(/\.json$/, ""));
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) {
+      const { method, params, result } = sample(name);
+      expect(method).toBe("debug");
+      expect(["first_divergence", "first_nonfinite", "lineage"]).toContain(params.question);
+      const reply = parseDebugReply(result);
+      expect(reply.status).not.toBe("");
+      expect(Array.isArray(reply.labels)).toBe(true);
+    }
+  });
+
+  it("refuses a debug reply without a status or with labels that are not text", () => {
+    expect(() => parseDebugReply({ labels: [] })).toThrow("'status' is not text");
+    expect(() => parseDebugReply({ status: "x", labels: [1] })).toThrow("Remedy: restart the kernel");
+    expect(parseDebugReply({ status: "x", labels: ["a"] })).toEqual({ status: "x", labels: ["a"] });
+  });
+
+  it("keeps only the debug questions the toolbar has a button for, in the toolbar's order", () => {
+    expect(debugQuestions(["first_nonfinite", "lineage", "first_divergence"])).toEqual(["first_divergence", "first_nonfinite"]);
+    expect(debugQuestions(undefined)).toEqual([]);
+  });
+
+  it("an inspect reply's exception (a partial capture's failing op) is kept, and must be text", () => {
+    const { result } = sample("inspect-op");
+    const withException = { ...(result as object), exception: "RuntimeError: boom" };
+    const parsed = parseInspectReply(withException);
+    expect(parsed.kind !== "none" && parsed.exception).toBe("RuntimeError: boom");
+    expect(() => parseInspectReply({ ...(result as object), exception: 3 })).toThrow("'exception' is not text");
   });
 
   it("error is a failed response with the kernel's message", () => {
