@@ -270,10 +270,9 @@ def test_custom_overlay_recolours_model_explorer(session: Session, artifacts: Pa
     summary = kernel.value("w.overlay_summary")
     expect(root.locator(".tlw-overlay-info")).to_have_text(summary)
     root.screenshot(path=str(artifacts / "custom-overlay-model-explorer.png"))
-    # Model Explorer loaded the values as node data: its side panel lists the provider.
-    expect(session.frame(index).get_by_text(kernel.value("w._overlay.provider")).first).to_be_visible(
-        timeout=60_000
-    )
+    # Model Explorer loaded the values as node data: its side panel lists the provider, named after
+    # the function torchlens' node-data builder called.
+    expect(session.frame(index).get_by_text("activation_std").first).to_be_visible(timeout=60_000)
 
 
 # ----- Netron -----------------------------------------------------------------------------------------
