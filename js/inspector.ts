@@ -395,7 +395,7 @@ export const INSPECTOR_STYLES = `
 .tlw-insp-lineage-title { color: var(--jp-ui-font-color2, #555); margin-right: 2px; }
 .tlw-insp-lineage-button { font: inherit; padding: 1px 8px; cursor: pointer; border-radius: 3px;
   border: 1px solid var(--jp-border-color1, #bbb); background: var(--jp-layout-color2, #f5f5f5); color: inherit; }
-.tlw-insp-lineage-button:hover { border-color: #e8710a; }
+.tlw-insp-lineage-button:hover { border-color: #d81b60; }
 .tlw-insp-exception { margin: 4px 0 6px; padding: 6px 8px; border: 1px solid var(--jp-error-color1, #b00020);
   border-radius: 3px; color: var(--jp-error-color1, #b00020); background: var(--jp-error-color3, #fdecea); }
 .tlw-insp-exception pre { margin: 4px 0 0; white-space: pre-wrap; overflow-wrap: anywhere;

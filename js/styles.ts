@@ -44,7 +44,7 @@ export const STYLES =
 .tlw-debug { display: flex; gap: 4px; white-space: nowrap; }
 .tlw-debug-button { font: inherit; font-size: 12px; padding: 1px 8px; cursor: pointer; border-radius: 3px;
   border: 1px solid var(--jp-border-color1, #bbb); background: var(--jp-layout-color1, #fff); color: inherit; }
-.tlw-debug-button:hover:not(:disabled) { border-color: #e8710a; }
+.tlw-debug-button:hover:not(:disabled) { border-color: #d81b60; }
 .tlw-debug-button:focus-visible { outline: 2px solid var(--jp-brand-color1, #1976d2); outline-offset: 1px; }
 .tlw-debug-button:disabled { opacity: 0.5; cursor: default; }
 .tlw-notice { display: none; padding: 4px 10px; white-space: pre-wrap; color: var(--jp-warn-color0, #7a4b00);

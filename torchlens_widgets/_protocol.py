@@ -266,9 +266,9 @@ InspectResult = InspectNone | InspectRecord
 DebugQuestion = Literal["first_divergence", "first_nonfinite", "lineage"]
 LineageDirection = Literal["upstream", "downstream"]
 
-# How Model Explorer marks highlighted op nodes (a node ``style`` in the graph reply only): an orange
+# How Model Explorer marks highlighted op nodes (a node ``style`` in the graph reply only): a magenta
 # border, distinct from the blue selection and from overlay fills.
-HIGHLIGHT_STYLE = {"borderColor": "#E8710A", "borderWidth": 3}
+HIGHLIGHT_STYLE = {"borderColor": "#D81B60", "borderWidth": 3}
 
 
 class DebugParams(TypedDict):

@@ -122,7 +122,7 @@ export class NetronFrame extends FrameBridge {
   }
 
   /**
-   * Marks the boxes named in `names` (Netron node names) with a dashed orange border; [] clears. Kept
+   * Marks the boxes named in `names` (Netron node names) with a dashed magenta border; [] clears. Kept
    * by the frame like the overlay: re-applied on every redraw, names not drawn are ignored.
    */
   setHighlight(names: string[]): void {

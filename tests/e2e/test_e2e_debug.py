@@ -54,8 +54,8 @@ def activation_std(record):
     'p = tlw.explore(partial, viewer="netron", height=480)\np',
 ]
 
-# The highlight colour (Model Explorer node style, Netron border): #E8710A, within a rendering margin.
-ORANGE = (0xE8, 0x71, 0x0A)
+# The highlight colour (Model Explorer node style, Netron border): #D81B60, within a rendering margin.
+HIGHLIGHT = (0xD8, 0x1B, 0x60)
 
 
 @dataclass
@@ -117,24 +117,24 @@ def netron_names(frame: Any, node: str) -> None:
     expect(frame.locator("#sidebar-content")).to_contain_text(node, timeout=60_000)
 
 
-def orange_pixels(locator: Any) -> int:
-    """How many pixels of the element's screenshot are the highlight orange."""
+def highlight_pixels(locator: Any) -> int:
+    """How many pixels of the element's screenshot are the highlight colour."""
     from PIL import Image
 
     image = Image.open(io.BytesIO(locator.screenshot())).convert("RGB")
-    close = lambda pixel: all(abs(a - b) <= 40 for a, b in zip(pixel, ORANGE, strict=True))  # noqa: E731
+    close = lambda pixel: all(abs(a - b) <= 40 for a, b in zip(pixel, HIGHLIGHT, strict=True))  # noqa: E731
     return sum(count for count, pixel in image.getcolors(maxcolors=1 << 24) if close(pixel))
 
 
-def wait_for_orange(session: Session, index: int, more_than: int) -> int:
-    """Polls the frame's pixels until more than ``more_than`` are orange (the graph settles after a draw)."""
+def wait_for_highlight(session: Session, index: int, more_than: int) -> int:
+    """Polls the frame's pixels until more than ``more_than`` have the highlight colour (after a draw)."""
     frame_element = session.frame_element(index)
-    count = orange_pixels(frame_element)
+    count = highlight_pixels(frame_element)
     for _ in range(60):
         if count > more_than:
             break
         session.page.page.wait_for_timeout(500)
-        count = orange_pixels(frame_element)
+        count = highlight_pixels(frame_element)
     return count
 
 
@@ -237,7 +237,7 @@ def test_lineage_button_highlights_in_model_explorer_and_keeps_the_selection(
     session.wait_ready(index)
     model_explorer_names(session.frame(index), kernel.value("c_fc_out"))
     session.page.page.wait_for_timeout(1_500)  # the centring animation
-    before = orange_pixels(session.frame_element(index))
+    before = highlight_pixels(session.frame_element(index))
     drawn = session.drawn_at(index)
     root.locator(".tlw-inspector").get_by_role("button", name="upstream", exact=True).click()
     kernel.wait_for("bool(w.highlighted)", True, timeout=60)
@@ -252,9 +252,9 @@ def test_lineage_button_highlights_in_model_explorer_and_keeps_the_selection(
     # The kernel draws the highlight into the graph it sends: a redraw, with the selection kept.
     session.wait_redrawn(index, drawn)
     model_explorer_names(session.frame(index), kernel.value("c_fc_out"))
-    after = wait_for_orange(session, index, more_than=before + 200)
+    after = wait_for_highlight(session, index, more_than=before + 200)
     session.root(index).screenshot(path=str(artifacts / "lineage-model-explorer.png"))
-    assert after > before + 200, f"no orange highlight drawn ({before} -> {after} orange pixels)"
+    assert after > before + 200, f"no highlight drawn ({before} -> {after} highlight-coloured pixels)"
 
 
 def test_custom_overlay_recolours_model_explorer(session: Session, artifacts: Path) -> None:
@@ -316,7 +316,7 @@ def test_netron_marks_highlighted_boxes_apart_and_again_after_a_redraw(
     kernel.wait_for("bool(w.highlighted)", True, timeout=60)
     expect(root.locator(".tlw-status")).to_contain_text("Downstream of", timeout=30_000)
     expect(marked.first).to_be_attached(timeout=30_000)
-    # Only the highlighted boxes, and they look different: a dashed orange border.
+    # Only the highlighted boxes, and they look different: a dashed magenta border.
     names = set(kernel.value("w._highlight_nodes"))
     # (a selected box shows the selection's red: the selection stays visible)
     border = frame.locator("g.node.tlw-highlight:not(.select)").first.locator(":scope > path.node-border")

@@ -84,11 +84,11 @@ describe("HighlightPainter", () => {
     expect([...checkHighlight(null)]).toEqual([]);
   });
 
-  it("draws a dashed orange border, and lets Netron's red selection border win on a selected box", () => {
+  it("draws a dashed magenta border, and lets Netron's red selection border win on a selected box", () => {
     new HighlightPainter();
     const css = document.head.querySelector("style")?.textContent ?? "";
     expect(css).toBe(HIGHLIGHT_CSS);
-    expect(css).toMatch(/g\.node\.tlw-highlight > path\.node-border \{[^}]*stroke: #E8710A;[^}]*stroke-dasharray/);
+    expect(css).toMatch(/g\.node\.tlw-highlight > path\.node-border \{[^}]*stroke: #D81B60;[^}]*stroke-dasharray/);
     expect(css).toMatch(/g\.node\.tlw-highlight\.select > path\.node-border \{[^}]*stroke: rgba\(220, 0, 0/);
   });
 });
