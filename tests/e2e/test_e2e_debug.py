@@ -18,8 +18,6 @@ from conftest import RecordedPage, notebook_session
 from harness import JupyterServer, KernelAccess, open_info_panel
 from playwright.sync_api import expect
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
-
 CELLS = [
     """import copy, torch, torchlens as tl, torchlens_widgets as tlw
 from transformers import GPT2Config, GPT2LMHeadModel
@@ -147,7 +145,7 @@ def press(button: Any) -> None:
 # ----- the split-pane diff (Model Explorer) ----------------------------------------------------------
 
 
-def test_diff_button_selects_the_first_divergence_in_both_panes(session: Session) -> None:
+def test_diff_button_selects_the_first_divergence_in_both_panes(session: Session, artifacts: Path) -> None:
     kernel = session.kernel
     kernel.wait_ready("d")
     # The widest cell JupyterLab gives (for the README's picture): no file browser beside it.
@@ -165,10 +163,10 @@ def test_diff_button_selects_the_first_divergence_in_both_panes(session: Session
     inspectors = root.locator(".tlw-inspector")
     expect(inspectors.nth(0)).to_contain_text(label, timeout=30_000)
     expect(inspectors.nth(1)).to_contain_text(label, timeout=30_000)
-    # The README's picture of the answer: both panes on the op, the status line saying what diverged.
+    # The picture of the answer (both panes on the op, the status line saying what diverged) goes with the
+    # test's artifacts; docs/first-divergence.png in the README is a copy of it, refreshed by hand.
     session.page.page.wait_for_timeout(1_500)  # the panes' centring animation
-    DOCS.mkdir(exist_ok=True)
-    root.screenshot(path=str(DOCS / "first-divergence.png"))
+    root.screenshot(path=str(artifacts / "first-divergence.png"))
 
 
 def test_diff_python_call_moves_both_panes(session: Session) -> None:
