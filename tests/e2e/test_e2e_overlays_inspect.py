@@ -62,6 +62,7 @@ def test_toolbar_overlay_reaches_the_kernel_and_recolours_model_explorer(
     session.kernel.wait_for("w.overlay", "time", timeout=30)
     session.wait_ready()
     # Model Explorer loaded the values as node data: its side panel lists the provider.
+    open_info_panel(session.frame)  # the widget starts the app's own panel closed
     expect(session.frame.get_by_text("time (ms per op)").first).to_be_visible(timeout=30_000)
     summary = session.kernel.value("w.overlay_summary")
     assert summary.startswith("time on ") and " of " in summary
