@@ -31,7 +31,6 @@ from torchlens_widgets._errors import (
     OverlayUnavailableError,
     PartialCaptureNotDrawableError,
 )
-from torchlens_widgets._netron_options import check_netron_options
 from torchlens_widgets._overlays import (
     EXECUTION_GRAPH,
     OVERLAYS,
@@ -40,7 +39,7 @@ from torchlens_widgets._overlays import (
 )
 from torchlens_widgets._trace import require_trace
 from torchlens_widgets.viewers.model_explorer import model_explorer_payload
-from torchlens_widgets.viewers.netron import netron_artifact
+from torchlens_widgets.viewers.netron import check_netron_options, netron_artifact
 
 
 def small_gpt2() -> tuple[nn.Module, torch.Tensor]:

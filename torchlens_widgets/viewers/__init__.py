@@ -8,11 +8,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .._assets import AssetBundle
 from .._errors import ViewerNotAvailableError
-from .._netron_options import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, ShowBuffers
 from .._protocol import GraphResult, Reply
 from .._trace import NodeLookup
 from .model_explorer import ModelExplorerSource
-from .netron import NetronSource
+from .netron import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, NetronSource, ShowBuffers
 
 if TYPE_CHECKING:
     from .._overlays import Overlay

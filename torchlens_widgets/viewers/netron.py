@@ -19,16 +19,18 @@ from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
+
+from torchlens.errors import TorchLensError
+
+from .._assets import AssetBundle
+from .._errors import NetronOptionError, NodeNotFoundError, ViewerAssetsError, ViewerNotAvailableError
+from .._gzip_json import gzip_text
+from .._overlays import ADDITIVE_OVERLAYS, Overlay
+from .._protocol import NetronGraph, NetronOverlay, Reply, Role
 
 # tl.export.netron() only writes files or serves over HTTP, so the in-memory path calls the steps it
 # is made of (private torchlens names, all in _torchlens.py with their contract tests).
-from .._assets import AssetBundle
-from .._errors import NodeNotFoundError, ViewerAssetsError, ViewerNotAvailableError
-from .._gzip_json import gzip_text
-from .._netron_options import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, ShowBuffers
-from .._overlays import ADDITIVE_OVERLAYS, Overlay
-from .._protocol import NetronGraph, NetronOverlay, Reply, Role
 from .._torchlens import (
     NETRON_DISCLAIMER,
     NETRON_MODULE_DOMAIN,
@@ -47,6 +49,31 @@ from .._versions import SUPPORTED, checked_version
 
 if TYPE_CHECKING:
     from ..diffing.baseline import BaselineFacts
+
+# The options of torchlens' Netron exporter a widget exposes (``depth``, ``show_buffers``), checked by it.
+ShowBuffers = Literal["never", "meaningful", "always"]
+SHOW_BUFFERS: tuple[ShowBuffers, ...] = ("never", "meaningful", "always")
+# torchlens' defaults for tl.export.netron(depth=, show_buffers=).
+DEFAULT_DEPTH = 1
+DEFAULT_SHOW_BUFFERS: ShowBuffers = "meaningful"
+
+
+def check_netron_options(depth: Any, show_buffers: Any) -> tuple[int, ShowBuffers]:
+    """``(depth, show_buffers)`` when torchlens' Netron exporter accepts them, else NetronOptionError.
+
+    ``depth`` is the module level shown in the root graph (module granularity); ``show_buffers`` is
+    torchlens' buffer policy.
+    """
+    try:
+        validate_netron_options("module", depth, show_buffers)
+    except (TorchLensError, ValueError, TypeError) as error:
+        raise NetronOptionError(
+            f"Netron cannot show depth={depth!r}, show_buffers={show_buffers!r}. Remedy: depth is an "
+            f"int >= 1 (the module level of the root graph; default {DEFAULT_DEPTH}), show_buffers one "
+            f"of {', '.join(map(repr, SHOW_BUFFERS))}. torchlens says: {error}"
+        ) from error
+    return depth, show_buffers
+
 
 GRANULARITIES = ("module", "op", "rolled")
 
@@ -231,7 +258,7 @@ def netron_artifact(
     torchlens' warnings (e.g. a root graph too tall to stay legible) are captured and returned in
     ``warnings`` so the widget can show them next to the graph instead of in the kernel log.
     ``privacy_profile="public"`` drops the call sites from the node descriptions (see _public_docs).
-    ``depth`` and ``show_buffers`` are tl.export.netron's (checked by it: see _netron_options.py).
+    ``depth`` and ``show_buffers`` are tl.export.netron's (checked by it: see check_netron_options).
     """
     require_trace(log)
     check_granularity(granularity)

@@ -16,7 +16,6 @@ from .._errors import (
     OverlayUnavailableError,
     ViewerNotAvailableError,
 )
-from .._netron_options import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, check_netron_options
 from .._offline import DEFAULT_MAX_BYTES, read_bundle, write_page
 from .._overlays import (
     OVERLAYS,
@@ -46,7 +45,7 @@ from ..diffing.baseline import BASELINE_OVERLAY_NAME, BaselineFacts, baseline_fa
 from ..inspector.reply import inspect_record
 from ..viewers import VIEWERS, ViewerSource, make_source
 from ..viewers.model_explorer import ModelExplorerSource
-from ..viewers.netron import check_granularity
+from ..viewers.netron import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, check_granularity, check_netron_options
 from . import base
 from .base import ViewerWidget, unsubscriber
 
