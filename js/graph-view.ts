@@ -209,6 +209,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     view.setStatus(statusText(), "ready");
     el.dataset.renderMs = String(Math.round(performance.now() - started));
     el.dataset.frameMs = String(Math.round(frameMs));
+    el.dataset.viewer = current.viewer; // which viewer drew last (a switch's redraw is told apart)
     el.dataset.renderedAt = String(Date.now());
     el.dataset.assetRequests = String(assetTransfers().requests);
     report("ready");

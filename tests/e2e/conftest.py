@@ -156,3 +156,4 @@ def notebook_session(
             kernel.close()
     finally:
         page.close()
+        server.shut_down_notebook(notebook)

@@ -200,6 +200,7 @@ def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
             kernel.close()
     finally:
         page.close()
+        jupyter_lab.shut_down_notebook(notebook)
 
 
 def first_graph_size(kernel: KernelAccess, name: str) -> int:

@@ -79,15 +79,17 @@ class Session:
             )
         )
 
-    def wait_redrawn(self, index: int, before: str) -> None:
-        """Waits until widget ``index`` drew a graph after ``before`` (its renderedAt) and is ready."""
+    def wait_redrawn(self, index: int, before: str, viewer: str | None = None) -> None:
+        """Waits until widget ``index`` drew a graph after ``before`` (its renderedAt), in ``viewer``
+        if given (a trait change before a viewer switch may redraw the old viewer first), and is ready."""
         self.page.page.wait_for_function(
-            """([i, before]) => {
+            """([i, before, viewer]) => {
               const root = document.querySelectorAll('.tlw-root')[i];
-              return root.parentElement.dataset.renderedAt !== before
+              const drawn = root.parentElement.dataset;
+              return drawn.renderedAt !== before && (!viewer || drawn.viewer === viewer)
                 && root.querySelector('.tlw-status').dataset.state === 'ready';
             }""",
-            arg=[index, before],
+            arg=[index, before, viewer],
             timeout=180_000,
         )
 
@@ -281,7 +283,7 @@ def test_netron_answers_from_the_buttons_and_from_python(session: Session) -> No
     for widget, index in (("w", 1), ("n", 2)):
         drawn = session.drawn_at(index)
         kernel.run(f"{widget}.overlay = ''\n{widget}.viewer = 'netron'")
-        session.wait_redrawn(index, drawn)
+        session.wait_redrawn(index, drawn, viewer="netron")
     w_root, n_root = session.root(1), session.root(2)
     kernel.run("w.select(elsewhere)")
     w_root.get_by_role("button", name="First divergence").click()
