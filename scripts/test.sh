@@ -23,4 +23,4 @@ npx vitest run
 echo "== wheel contains the bundle"
 bash scripts/check_wheel.sh
 echo "== pytest (unit, end-to-end, notebooks)"
-$py -m pytest -q -p no:cacheprovider --nbmake tests notebooks
+$py -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --nbmake tests notebooks

@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 import venv
 import zipfile
@@ -123,10 +124,12 @@ def test_demo_opens_the_notebook_with_a_few_readable_lines(tmp_path: Path) -> No
         assert len(lines) <= 12, output
         assert "allow-root" not in output and "yarn" not in output and "=>" not in output, output
         token = url.split("token=")[1]
-        with urllib.request.urlopen(
-            f"http://127.0.0.1:{port}/api/contents/01_explore.ipynb?token={token}"
-        ) as reply:
-            assert json.load(reply)["type"] == "notebook"
+        assert (
+            json.loads(get_soon(f"http://127.0.0.1:{port}/api/contents/01_explore.ipynb?token={token}"))[
+                "type"
+            ]
+            == "notebook"
+        ), output
     finally:
         os.killpg(process.pid, signal.SIGTERM)  # the server this test started, and only it
         try:
@@ -134,6 +137,20 @@ def test_demo_opens_the_notebook_with_a_few_readable_lines(tmp_path: Path) -> No
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(10)
+
+
+def get_soon(url: str, within: float = 30) -> bytes:
+    """GET ``url``, retrying refused connections: the server may print its URL a moment before it
+    accepts them (seen on a loaded machine), and a user would open it a moment later anyway."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=10) as reply:
+                return bytes(reply.read())
+        except urllib.error.URLError as error:
+            if not isinstance(error.reason, ConnectionRefusedError) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def free_port() -> int:

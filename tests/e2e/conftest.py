@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -24,6 +25,10 @@ from harness import (
 )
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+# The suite runs on two workers (scripts/test.sh), so a page may wait its turn for the CPU: an
+# assertion waits up to 30 s for what the user would see (it returns as soon as it holds).
+expect.set_options(timeout=30_000)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
