@@ -57,7 +57,7 @@ PUBLIC_FIELDS = (
 
 # Names a custom overlay may not take: this package's overlays, torchlens' whole overlay vocabulary
 # (what its builder would read the name as) and the baseline's delta.
-RESERVED_OVERLAY_NAMES = frozenset({*OVERLAYS, "delta", "intervention", "bundle_delta", "grad-norm"})
+RESERVED_OVERLAY_NAMES = frozenset({*OVERLAYS, "delta", INTERVENTION_OVERLAY, "bundle_delta", "grad-norm"})
 
 # A custom overlay: fn(record) -> a number or None, per op record.
 OverlayFunction = Callable[[Any], Any]

@@ -94,6 +94,18 @@ def resolve_name(log: Any, index: NodeLookup, name: str) -> str:
     return node_id
 
 
+def drawn_id(log: Any, index: NodeLookup, label: str) -> str | None:
+    """The node that draws torchlens label ``label`` (a module: the op its call returned), or None
+    when the view leaves it out (e.g. a hidden buffer): what a highlight marks."""
+    node_id = index.id_of_label(label)
+    if node_id is not None:
+        return str(node_id)
+    try:
+        return resolve_name(log, index, label)
+    except NodeNotFoundError:
+        return None
+
+
 def record_for_label(log: Any, label: str) -> Any:
     """The live record for a label shown by a viewer: ``log[label]``, or the module at an address."""
     try:

@@ -6,6 +6,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,21 @@ class RecordedPage:
 
     def close(self) -> None:
         self.context.close()
+
+
+@dataclass
+class NotebookSession:
+    """A module's open notebook page and a second client on its kernel (what its fixture yields)."""
+
+    page: RecordedPage
+    kernel: KernelAccess
+
+    def root(self, index: int) -> Any:
+        return self.page.page.locator(".tlw-root").nth(index)
+
+    def frame(self, index: int) -> Any:
+        """The ``index``-th viewer frame on the page."""
+        return self.page.page.locator("iframe.tlw-frame").nth(index).content_frame
 
 
 # True once n widgets on the page have finished loading, drawn or failed.

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RecordedPage, notebook_session
-from harness import JupyterServer, KernelAccess, open_info_panel
+from conftest import NotebookSession, notebook_session
+from harness import JupyterServer, open_info_panel
 from playwright.sync_api import expect
 
 CELLS = [
@@ -56,14 +55,7 @@ def activation_std(record):
 HIGHLIGHT = (0xD8, 0x1B, 0x60)
 
 
-@dataclass
-class Session:
-    page: RecordedPage
-    kernel: KernelAccess
-
-    def root(self, index: int) -> Any:
-        return self.page.page.locator(".tlw-root").nth(index)
-
+class Session(NotebookSession):
     def frame_element(self, index: int) -> Any:
         # Within the widget's own root: a paused off-screen explorer has no frame, so page-wide
         # positions would shift.

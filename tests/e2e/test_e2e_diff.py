@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from conftest import RecordedPage, notebook_session
-from harness import JupyterServer, KernelAccess, open_info_panel
+from conftest import NotebookSession as Session
+from conftest import notebook_session
+from harness import JupyterServer, open_info_panel
 from playwright.sync_api import expect
 
 CELLS = [
@@ -27,18 +27,6 @@ with torch.no_grad():
     "d = tlw.diff(log_a, log_b, height=600)\nd",
     "w = tlw.explore(log_b, height=520)\nw",
 ]
-
-
-@dataclass
-class Session:
-    page: RecordedPage
-    kernel: KernelAccess
-
-    def root(self, index: int) -> Any:
-        return self.page.page.locator(".tlw-root").nth(index)
-
-    def frame(self, index: int) -> Any:
-        return self.page.page.locator("iframe.tlw-frame").nth(index).content_frame
 
 
 @pytest.fixture(scope="module")

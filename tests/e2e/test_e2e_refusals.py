@@ -10,12 +10,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from conftest import RecordedPage, notebook_session
-from harness import JupyterServer, KernelAccess
+from conftest import NotebookSession as Session
+from conftest import notebook_session
+from harness import JupyterServer
 from playwright.sync_api import expect
 from test_e2e_model_explorer import select_in_viewer_ui
 
@@ -63,18 +63,6 @@ SET_FROM_PAGE = """async ([modelId, state]) => {
 READ_FROM_PAGE = SET_FROM_PAGE.replace(
     "for (const [key, value] of Object.entries(state)) model.set(key, value);\n  model.save_changes();\n", ""
 )
-
-
-@dataclass
-class Session:
-    page: RecordedPage
-    kernel: KernelAccess
-
-    def root(self, index: int) -> Any:
-        return self.page.page.locator(".tlw-root").nth(index)
-
-    def frame(self, index: int) -> Any:
-        return self.page.page.locator("iframe.tlw-frame").nth(index).content_frame
 
 
 @pytest.fixture(scope="module")

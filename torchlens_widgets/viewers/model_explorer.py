@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 import torchlens as tl
 
 from .._assets import AssetBundle, one_match, read_asset
-from .._errors import NodeNotFoundError, PayloadValidationError, ViewerAssetsError
+from .._errors import PayloadValidationError, ViewerAssetsError
 from .._gzip_json import gzip_json
 from .._protocol import HIGHLIGHT_STYLE, ModelExplorerGraph, Reply, Role
-from .._trace import node_attr, record_for_label, require_trace, resolve_name
+from .._trace import drawn_id, node_attr, record_for_label, require_trace, resolve_name
 from .._versions import checked_version
 
 if TYPE_CHECKING:
@@ -297,16 +297,8 @@ class ModelExplorerSource:
 
     def highlight_ids(self, labels: Iterable[str]) -> list[str]:
         """The node ids that mark ``labels``: each op's node (a module stands for the op it returned)."""
-        marked: dict[str, None] = {}
-        for label in labels:
-            node_id = self.index.id_of_label(label)
-            if node_id is None:
-                try:
-                    node_id = self.resolve(label)
-                except NodeNotFoundError:  # not drawn in Model Explorer (e.g. a hidden buffer)
-                    continue
-            marked.setdefault(node_id)
-        return list(marked)
+        drawn = (drawn_id(self._log, self.index, label) for label in labels)
+        return list(dict.fromkeys(node_id for node_id in drawn if node_id is not None))
 
     def info(self) -> dict[str, Any]:
         return {"label": self.payload.label, "graphs": self.payload.graph_sizes}

@@ -44,7 +44,7 @@ from .._torchlens import (
     warn_netron_extent,
     write_attachment,
 )
-from .._trace import require_trace, resolve_name
+from .._trace import drawn_id, require_trace, resolve_name
 from .._versions import SUPPORTED, checked_version
 
 if TYPE_CHECKING:
@@ -428,7 +428,7 @@ class NetronSource:
         (drilled out, the innermost box shown stands for the ops inside it)."""
         marked: dict[str, None] = {}
         for label in labels:
-            node_id = _drawn_id(self, label)
+            node_id = drawn_id(self._log, self.index, label)
             while node_id:
                 marked.setdefault(node_id)
                 entry = self.index.entry(node_id)
@@ -447,17 +447,6 @@ class NetronSource:
             if label in self._log.modules:
                 return self._log.modules[label]
             raise NodeNotFoundError(f"No record for {label!r} in this trace: {error}") from None
-
-
-def _drawn_id(source: NetronSource, label: str) -> str | None:
-    """The node that draws ``label`` in ``source``, or None when the view leaves it out."""
-    node_id = source.index.id_of_label(label)
-    if node_id is not None:
-        return str(node_id)
-    try:
-        return str(source.resolve(label))
-    except NodeNotFoundError:
-        return None
 
 
 def baseline_metadata(facts: BaselineFacts, node_names: Iterable[str]) -> list[dict[str, str]]:

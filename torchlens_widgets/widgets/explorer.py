@@ -493,8 +493,6 @@ class Explorer(ViewerWidget):
 
     @traitlets.validate("highlighted")
     def _check_highlighted(self, proposal: dict[str, Any]) -> list[str]:
-        if not hasattr(self, "_source"):
-            return list(proposal["value"])
         return _debug.highlight_labels(self._log, self._source.index, proposal["value"])
 
     @traitlets.observe("highlighted")
