@@ -102,6 +102,20 @@ def test_what_a_view_may_set_is_applied(explorer: Any, tiny_log: Any) -> None:
     assert explorer.selected_label == "relu_1_2:1"  # the selection follows the view switch
 
 
+def test_a_late_echo_of_the_current_selection_keeps_the_refusal_shown(explorer: Any) -> None:
+    # The viewer reports the node it was told to show; under load that report can arrive after the page
+    # set a refused value. It asks for nothing new, so the explanation of the refusal stays.
+    wire = Wire(explorer)
+    current = explorer.selected_node
+    wire.update(selected_node="no-such-node")
+    refusal = explorer.notice
+    assert "No node with viewer id" in refusal
+    wire.update(selected_node=current)
+    assert explorer.notice == refusal and explorer.selected_node == current
+    wire.update(selected_node=explorer._source.resolve("relu_1_2"))  # a new click: the refusal is history
+    assert explorer.notice == ""
+
+
 def test_a_refused_overlay_from_the_toolbar_keeps_the_previous_one(explorer: Any) -> None:
     wire = Wire(explorer)
     explorer.overlay = "time"

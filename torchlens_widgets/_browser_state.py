@@ -46,8 +46,10 @@ class BrowserState(anywidget.AnyWidget):
             self._apply(name, value)
 
     def _apply(self, name: str, value: Any) -> None:
-        if name not in _REPORTS:
-            self.set_trait("notice", "")  # a new request from the user: the last explanation is stale
+        # A new value from the user makes the last explanation stale. The current value sent again is
+        # no request: a viewer echoing a selection it was told to show, late, must not clear a refusal.
+        if name not in _REPORTS and not _same(self.get_state(name)[name], value):
+            self.set_trait("notice", "")
         old = getattr(self, name)
         try:
             # Validated at once (not deferred to the end of a hold_trait_notifications block, where a

@@ -92,8 +92,7 @@ def test_a_refused_value_set_in_the_page_is_reverted_and_explained(session: Sess
     assert page.evaluate(SET_FROM_PAGE, [model_id, {"selected_node": "no-such-node"}]) == "no-such-node"
     kernel.wait_for("'No node with viewer id' in w.notice", True, timeout=30)
     notice = session.root(0).locator(".tlw-notice")
-    # Both phrases in one read: on a loaded machine the notice was seen cleared moments after it showed
-    # (cause not yet found), which two successive reads could straddle.
+    # The viewer's late report of the node w.select() showed must not clear it (it asks for nothing new).
     expect(notice).to_contain_text(re.compile(r"selected_node.*No node with viewer id", re.S), timeout=30_000)
     page.wait_for_function(f"async () => (await ({READ_FROM_PAGE})([{model_id!r}, {{}}])) === {node!r}")
     assert kernel.value("w.selected_node") == node and kernel.value("seen") == []
