@@ -38,10 +38,17 @@ class RequestChannel:
     def __init__(self, send: Callable[..., None]) -> None:
         self._send = send
         self._handlers: dict[str, Handler] = {}
+        self._after_reply: dict[str, Callable[[], None]] = {}
         self.bytes_sent = 0  # buffer bytes answered so far, before any base64 (benchmarks read it)
 
-    def register(self, method: Method, handler: Handler) -> None:
+    def register(
+        self, method: Method, handler: Handler, after_reply: Callable[[], None] | None = None
+    ) -> None:
+        """Answer ``method`` with ``handler``; ``after_reply`` runs once a successful reply has left
+        (work the browser need not wait for, done while it draws)."""
         self._handlers[method] = handler
+        if after_reply is not None:
+            self._after_reply[method] = after_reply
 
     def receive(self, content: Any) -> None:
         if not isinstance(content, dict) or content.get("type") != "request":
@@ -74,6 +81,8 @@ class RequestChannel:
             self._send(response, [])
         else:
             self._send(response, buffers)
+        if method in self._after_reply:
+            self._after_reply[method]()
 
 
 def _error(request_id: Any, channel: str | None, message: str) -> ErrorResponse:

@@ -83,7 +83,7 @@ class ViewerWidget(BrowserState):
         """Answer the browser's requests from now on (it asks; messages sent before it renders are lost)."""
         self._channel = RequestChannel(self.send)
         self._channel.register("assets", self._answer_assets)
-        self._channel.register("graph", self._answer_graph)
+        self._channel.register("graph", self._answer_graph, after_reply=self._after_graph_reply)
         self._channel.register("inspect", self._answer_inspect)
         self._channel.register("debug", self._answer_debug)
         self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
@@ -109,6 +109,9 @@ class ViewerWidget(BrowserState):
 
     def _answer_graph(self, params: GraphParams) -> Reply[GraphResult]:
         raise NotImplementedError
+
+    def _after_graph_reply(self) -> None:
+        """Runs while the browser draws the graph just sent (nothing to do unless a widget says so)."""
 
     def _answer_inspect(self, params: InspectParams) -> Reply[InspectResult]:
         raise NotImplementedError

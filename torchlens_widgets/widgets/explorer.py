@@ -149,7 +149,9 @@ class Explorer(ViewerWidget):
         )
         self.set_trait("overlay_summary", self._overlay.summary if self._overlay else "")
         self.set_trait("baseline_summary", self._facts.summary() if self._facts else {})
-        self._nonfinite = _debug.first_nonfinite(log)  # torchlens' answer, asked once
+        # torchlens' answer, asked once: after the first graph reply (it reads every saved output,
+        # a second on a 10,000-op trace, and the graph need not wait for it) or when the user asks.
+        self._nonfinite: _debug.NonFinite | None = None
         self._refresh_choices()
         self._refresh_questions()
         self._open()
@@ -231,7 +233,7 @@ class Explorer(ViewerWidget):
     def first_nonfinite(self) -> Any:
         """torchlens' first op whose saved output holds a NaN or an Inf (``log.find_nan()``, the op
         behind ``log.first_nonfinite()``): selects and centres it and returns its record, or None."""
-        answer = self._nonfinite
+        answer = self._nonfinite_answer()
         status = answer.status
         if answer.label is not None:
             status += self._select_answer(answer.label)
@@ -502,9 +504,18 @@ class Explorer(ViewerWidget):
             if self.viewer == "model-explorer" and self._ready:  # drawn in its graph reply
                 self._graph_rev += 1
 
+    def _nonfinite_answer(self) -> _debug.NonFinite:
+        if self._nonfinite is None:
+            self._nonfinite = _debug.first_nonfinite(self._log)
+            self._refresh_questions()  # the toolbar offers "First non-finite" once the answer is known
+        return self._nonfinite
+
+    def _after_graph_reply(self) -> None:
+        self._nonfinite_answer()
+
     def _refresh_questions(self) -> None:
         questions = ["first_divergence"] if self.baseline is not None else []
-        if self._nonfinite.label is not None:
+        if self._nonfinite is not None and self._nonfinite.label is not None:
             questions.append("first_nonfinite")
         self._debug_questions = questions
 
