@@ -9,8 +9,9 @@ import { admit, contextsOf, release, trackVisibility, type BudgetEntry } from ".
 import { bufferEncodingFor } from "./host-transport";
 import type { InspectorPanel } from "./inspector";
 import { kernelOf, lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
-import { debugQuestions, parseDebugReply, parseInspectReply, type DebugParams } from "./protocol";
+import { debugQuestions, parseDebugReply, parseInspectReply, PICTURE_MAX_CHARS, type DebugParams, type Viewer } from "./protocol";
 import { Room } from "./room";
+import { encodePicture, restoredWithoutKernel } from "./saved-picture";
 import { followHostTheme } from "./theme";
 import type { WidgetTraits } from "./traits";
 import { createViewer, VIEWER_TITLES, type ViewerFrame } from "./viewers";
@@ -57,6 +58,9 @@ export interface ViewKind {
 }
 
 export type TraitsModel = AnyModel<WidgetTraits>;
+
+/** How long after a draw or a selection the view waits to keep its picture (the viewer may be centring). */
+const PICTURE_DELAY_MS = 1500;
 
 /** Draws a widget's view in `el` and keeps it in step with the model; returns what closes it. */
 export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKind): () => void {
@@ -213,6 +217,29 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     el.dataset.renderedAt = String(Date.now());
     el.dataset.assetRequests = String(assetTransfers().requests);
     report("ready");
+    keepPictureSoon();
+  }
+
+  // The picture a saved notebook shows until the kernel runs the cell again: taken a moment after a
+  // draw or a selection settles (the viewer may still be centring), by a view on screen.
+  let pictureTimer = 0;
+  function keepPictureSoon(): void {
+    window.clearTimeout(pictureTimer);
+    pictureTimer = window.setTimeout(() => void keepPicture(), PICTURE_DELAY_MS);
+  }
+  async function keepPicture(): Promise<void> {
+    const current = frame;
+    if (!current || disposed || lost || paused || !isDisplayed(view.root)) return;
+    try {
+      const picture = await encodePicture(await current.picture());
+      if (!picture) throw new Error(`no PNG of it fits in ${PICTURE_MAX_CHARS} characters`);
+      if (current !== frame || disposed || lost || picture === model.get("_picture")) return;
+      model.set("_picture", picture);
+      model.save_changes();
+    } catch (error) {
+      // The live view is unaffected; only a saved notebook would lack its picture.
+      console.warn(`torchlens-widgets: no picture of the graph was kept: ${describe(error)}`);
+    }
   }
 
   /** Asks the kernel about the current selection and shows it; stale answers are dropped. */
@@ -300,7 +327,10 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     paused = false;
     void show();
   });
-  const onSelectedNode = () => frame?.select(model.get("selected_node"));
+  const onSelectedNode = () => {
+    frame?.select(model.get("selected_node"));
+    keepPictureSoon();
+  };
   showTopDeltas();
   const onSelectedLabel = () => {
     refreshStatus();
@@ -365,11 +395,29 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     else if (model.get("status") === "ready") view.setStatus(statusText(), "ready");
   };
   const stopWatching = watchKernel(model.widget_manager, onKernelLost, onConnection);
-  void show();
-  void inspect(); // a re-rendered view of a widget that already has a selection
+  void restoredWithoutKernel(model).then((restored) => {
+    if (disposed) return;
+    if (restored) {
+      showSavedPicture();
+      return;
+    }
+    void show();
+    void inspect(); // a re-rendered view of a widget that already has a selection
+  });
+
+  /** Restored from a saved notebook, no kernel behind it: its picture, and how to get the live view back. */
+  function showSavedPicture(): void {
+    lost = "restored"; // nothing may ask the kernel or report to it
+    release(budget);
+    const picture = String(model.get("_picture") ?? "");
+    view.setTitle(VIEWER_TITLES[model.get("viewer") as Viewer] ?? "");
+    view.showSavedPicture(picture, picture ? `The graph as last drawn. ${lossMessage(lost)}` : lossMessage(lost));
+    for (const panel of inspectors) panel.showMessage("The inspector asks the kernel: run this cell to use it.");
+  }
 
   return () => {
     disposed = true;
+    window.clearTimeout(pictureTimer);
     stopWatching();
     stopTheme();
     stopTracking();

@@ -23,7 +23,8 @@ interface SignalLike<T> {
   disconnect(slot: (sender: unknown, value: T) => void): unknown;
 }
 
-export type KernelLoss = "restarted" | "dead" | "connection-lost";
+// "restored": the view came back from a saved notebook's widget state; no kernel ever held it here.
+export type KernelLoss = "restarted" | "dead" | "connection-lost" | "restored";
 
 /** Kernel states after which this widget's comm cannot come back. */
 const GONE: Record<string, KernelLoss> = { restarting: "restarted", autorestarting: "restarted", dead: "dead" };
@@ -70,6 +71,7 @@ export function watchKernel(
 }
 
 export function lossMessage(why: KernelLoss): string {
+  if (why === "restored") return "No kernel runs this widget yet (a reopened notebook): run this cell for the live view.";
   const what = why === "restarted" ? "The kernel restarted" : why === "dead" ? "The kernel died" : "The kernel connection was lost";
   return `${what}: this view is read-only now. Re-run the cell for a live widget.`;
 }

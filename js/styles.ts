@@ -65,6 +65,7 @@ export const STYLES =
 .tlw-root[data-kind="diff"] .tlw-side > .tlw-inspector { flex: 1 1 33%; min-width: 0; }
 .tlw-main { display: flex; flex: 1; min-height: 0; }
 .tlw-body { position: relative; flex: 1; min-height: 0; min-width: 0; }
+.tlw-saved-picture { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: contain; object-position: left top; }
 .tlw-placeholder { position: absolute; inset: 0; display: flex; align-items: center; justify-content: center;
   padding: 24px; text-align: center; color: var(--jp-ui-font-color2, #555); }
 .tlw-frame { display: block; width: 100%; height: 100%; border: 0; }

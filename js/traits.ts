@@ -36,4 +36,6 @@ export interface WidgetTraits {
   /** Netron: module grouping depth and when buffers are drawn (kernel-side options of the export). */
   depth?: number;
   show_buffers?: string;
+  /** A PNG data URL of the graph as a view last drew it (js/saved-picture.ts); "" until then. */
+  _picture?: string;
 }

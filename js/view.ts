@@ -252,6 +252,22 @@ export class WidgetView {
     this.body.append(placeholder);
   }
 
+  /**
+   * A view restored from a saved notebook with no kernel behind it: the picture of the graph as it was
+   * last drawn (or a line saying there is none) instead of the viewer, and the controls disabled.
+   */
+  showSavedPicture(picture: string, text: string): void {
+    this.showPlaceholder(picture ? "" : text);
+    if (picture) {
+      const image = document.createElement("img");
+      image.className = "tlw-saved-picture";
+      image.alt = "The graph as it was last drawn";
+      image.src = picture;
+      this.body.append(image);
+    }
+    this.setDisconnected(text);
+  }
+
   /** The kernel is gone: the graph stays readable, the controls that need the kernel are disabled. */
   setDisconnected(text: string): void {
     this.setStatus(text, "disconnected");

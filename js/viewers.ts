@@ -31,15 +31,18 @@ export interface ViewerFrame {
   saveImage(format: ImageFormat): Promise<void>;
   /** Fits the graph to the frame, where the viewer can (after maximize or restore). */
   fit(): void;
+  /** A PNG of the graph as it shows now (kept for a saved notebook reopened without a kernel). */
+  picture(): Promise<Blob>;
 }
 
 export type ImageFormat = "png" | "svg";
 
-/** What the widget adds to a viewer frame: its image export and its fit. */
+/** What the widget adds to a viewer frame: its image export, its fit and its picture. */
 interface FrameRoom {
   imageFormats: ImageFormat[];
   saveImage: (format: ImageFormat) => Promise<void>;
   fit: () => void;
+  picture: () => Promise<Blob>;
 }
 
 /** A frame as the widget sees it; `replace` is what the viewer can do with a new graph in place. */
@@ -108,6 +111,7 @@ export async function createViewer(
       imageFormats: ["png", "svg"],
       saveImage: async (format) => frame.exportImage(format), // downloaded when the frame answers
       fit: () => undefined, // Netron keeps its zoom; its canvas follows the frame's size
+      picture: () => frame.picture(),
     };
     return viewerFrame(
       viewer,
@@ -159,5 +163,6 @@ function modelExplorerRoom(frame: ModelExplorerFrame, name: string): FrameRoom {
       saveFile(verdict, blob);
     },
     fit: () => frame.fit(),
+    picture: () => frame.image(),
   };
 }

@@ -116,6 +116,33 @@ def test_a_late_echo_of_the_current_selection_keeps_the_refusal_shown(explorer: 
     assert explorer.notice == ""
 
 
+PICTURE = "data:image/png;base64," + "iVBORw0KGgo" * 10
+
+
+def test_a_views_picture_of_its_graph_is_kept_and_clears_no_notice(explorer: Any) -> None:
+    wire = Wire(explorer)
+    wire.update(selected_node="no-such-node")
+    refusal = explorer.notice
+    wire.update(_picture=PICTURE)  # a report of the browser's, not a request of the user's
+    assert explorer._picture == PICTURE and explorer.notice == refusal
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("data:image/jpeg;base64,AAAA", "PNG data URL"),
+        ("https://example.com/graph.png", "PNG data URL"),
+        ("data:image/png;base64," + "A" * 300_000, "at most 300,000 characters"),
+    ],
+)
+def test_a_picture_that_is_not_a_small_png_is_refused(explorer: Any, value: str, reason: str) -> None:
+    wire = Wire(explorer)
+    wire.update(_picture=PICTURE)
+    wire.update(_picture=value)
+    assert explorer._picture == PICTURE and wire.updates("_picture") == [PICTURE]
+    assert "_picture" in explorer.notice and reason in explorer.notice
+
+
 def test_a_refused_overlay_from_the_toolbar_keeps_the_previous_one(explorer: Any) -> None:
     wire = Wire(explorer)
     explorer.overlay = "time"

@@ -6,6 +6,7 @@ import base64
 import gzip
 import json
 import re
+from html import escape as html_escape
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +38,10 @@ def test_model_explorer_page_holds_assets_graph_overlays_selection_and_inspector
     tiny_log: Any, tmp_path: Path
 ) -> None:
     w = tlw.explore(tiny_log, overlay="time").select("linear_1_1")
+    w._picture = "data:image/png;base64,AAAA"  # as a view keeps it
     data = saved(w.save_html(tmp_path / "model.html"))
     recording = data["recording"]
+    assert recording["state"]["_picture"] == ""  # the page draws the live graph: no picture rides along
     assert data["bundle"] == _base.BUNDLE.read_text()
     assert recording["state"]["selected_label"] == w.selected_label
     assert recording["state"]["overlay"] == "time"
@@ -202,3 +205,18 @@ def test_no_progress_bar_outside_a_notebook_and_a_quiet_save(
     assert not Progress(5000, "Saving").shown  # pytest is no notebook: nothing displayed, nothing printed
     tlw.explore(gpt2_48_log, viewer="netron").save_html(tmp_path / "q.html", inspector=False)
     assert capsys.readouterr() == ("", "")
+
+
+def test_nbconvert_without_widget_state_says_what_the_widget_is(tiny_log: Any) -> None:
+    # nbconvert skips a widget view whose state the notebook did not save and shows the text instead.
+    nbformat = pytest.importorskip("nbformat")
+    from nbconvert import HTMLExporter
+
+    w = tlw.explore(tiny_log)
+    data, metadata = w._repr_mimebundle_()
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("w")
+    cell.outputs = [nbformat.v4.new_output("execute_result", data=data, metadata=metadata, execution_count=1)]
+    notebook.cells = [cell]
+    html, _ = HTMLExporter().from_notebook_node(notebook)
+    assert html.count(html_escape(repr(w))) == 1 and "a live widget, drawn by a running kernel" in repr(w)

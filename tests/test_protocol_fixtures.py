@@ -23,7 +23,7 @@ from models import Nest, Square, TinyMLP
 from torchlens.options import CaptureOptions
 
 import torchlens_widgets as tlw
-from torchlens_widgets._protocol import MASK_CODES, RECORDING_FORMAT
+from torchlens_widgets._protocol import MASK_CODES, PICTURE_MAX_CHARS, PICTURE_PREFIX, RECORDING_FORMAT
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "protocol"
 WRITE = os.environ.get("TLW_WRITE_PROTOCOL_FIXTURES") == "1"
@@ -125,7 +125,12 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
     content, _ = _ask(explorer, "assets", {"key": "model-explorer@0:none"})
     assert content["ok"] is False
     out["error"] = content
-    out["constants"] = {"mask_codes": MASK_CODES, "recording_format": RECORDING_FORMAT}
+    out["constants"] = {
+        "mask_codes": MASK_CODES,
+        "recording_format": RECORDING_FORMAT,
+        "picture_prefix": PICTURE_PREFIX,
+        "picture_max_chars": PICTURE_MAX_CHARS,
+    }
     return out
 
 

@@ -16,8 +16,6 @@ from typing import Any, ClassVar
 
 import anywidget
 
-# Reported by the browser itself; they must not clear the notice of what the user last did.
-_REPORTS = frozenset({"status", "error"})
 _CALLBACK_NOTICE = "on_select callback "
 
 
@@ -28,6 +26,8 @@ class BrowserState(anywidget.AnyWidget):
     """
 
     _browser_writable: ClassVar[frozenset[str]] = frozenset()
+    # Of those, what the browser reports by itself (not a user's request): they keep the notice.
+    _browser_reports: ClassVar[frozenset[str]] = frozenset()
     # The trait a view's update is being applied to right now (observers ask via _set_by_view).
     _from_view: str | None = None
 
@@ -48,7 +48,7 @@ class BrowserState(anywidget.AnyWidget):
     def _apply(self, name: str, value: Any) -> None:
         # A new value from the user makes the last explanation stale. The current value sent again is
         # no request: a viewer echoing a selection it was told to show, late, must not clear a refusal.
-        if name not in _REPORTS and not _same(self.get_state(name)[name], value):
+        if name not in self._browser_reports and not _same(self.get_state(name)[name], value):
             self.set_trait("notice", "")
         old = getattr(self, name)
         try:

@@ -22,6 +22,7 @@ import {
   NETRON_HIGHLIGHT,
   NETRON_OPEN,
   NETRON_OVERLAY,
+  NETRON_PICTURE_REQUEST,
   NETRON_READY,
   NETRON_SELECT,
   type NetronBootMessage,
@@ -29,6 +30,7 @@ import {
   type NetronHighlightMessage,
   type NetronOpenMessage,
   type NetronOverlayMessage,
+  type NetronPictureRequestMessage,
   type NetronSelectMessage,
 } from "./protocol";
 
@@ -92,6 +94,7 @@ async function boot(message: NetronBootMessage): Promise<void> {
     else if (data.cmd === NETRON_OVERLAY) frame.overlay(data as NetronOverlayMessage);
     else if (data.cmd === NETRON_EXPORT_REQUEST) void frame.exportImage(data as NetronExportRequestMessage);
     else if (data.cmd === NETRON_HIGHLIGHT) frame.highlight(data as NetronHighlightMessage);
+    else if (data.cmd === NETRON_PICTURE_REQUEST) void frame.picture(data as NetronPictureRequestMessage);
   });
   post({ cmd: NETRON_READY, worker: workerUrl !== null });
 }

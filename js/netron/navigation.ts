@@ -18,14 +18,17 @@ import { HighlightPainter } from "./highlighter";
 import { OverlayPainter } from "./painter";
 import {
   NETRON_FAILED,
+  NETRON_PICTURE,
   NETRON_RENDERED,
   NETRON_SELECTED,
   type NetronExportRequestMessage,
   type NetronHighlightMessage,
   type NetronOpenMessage,
   type NetronOverlayMessage,
+  type NetronPictureRequestMessage,
   type NetronSelectMessage,
 } from "./protocol";
+import { viewportPicture } from "./picture";
 
 interface Located {
   node: NetronNode;
@@ -123,6 +126,17 @@ export class WidgetFrame {
         await this.view.export(`${document.title || "graph"}.${message.format}`);
       } finally {
         this.host.exportRequest = null;
+      }
+    });
+  }
+
+  /** A PNG of the graph on screen, answering the parent's request `id` (after any open or select). */
+  picture(message: NetronPictureRequestMessage): Promise<void> {
+    return this.serial(async () => {
+      try {
+        post({ cmd: NETRON_PICTURE, id: message.id, blob: await viewportPicture() });
+      } catch (error) {
+        post({ cmd: NETRON_PICTURE, id: message.id, blob: null, error: describe(error) });
       }
     });
   }

@@ -21,6 +21,10 @@ export const NETRON_SELECTED = "tlw-netron-selected";
 export const NETRON_EXPORT = "tlw-netron-export";
 /** Parent -> frame: export the graph as an image (the widget's "save image" button); answered by NETRON_EXPORT. */
 export const NETRON_EXPORT_REQUEST = "tlw-netron-export-request";
+/** Parent -> frame: a PNG of the graph as it shows now (the picture a saved notebook keeps). */
+export const NETRON_PICTURE_REQUEST = "tlw-netron-picture-request";
+/** Frame -> parent: the answer to NETRON_PICTURE_REQUEST `id`: a PNG blob, or why there is none. */
+export const NETRON_PICTURE = "tlw-netron-picture";
 /** Frame -> parent: the user pressed Escape in the frame (a maximized widget restores). */
 export const NETRON_ESCAPE = "tlw-netron-escape";
 /** Parent -> frame: colour node boxes by a value per node, with a legend (null clears). */
@@ -97,6 +101,18 @@ export interface NetronExportRequestMessage {
   cmd: typeof NETRON_EXPORT_REQUEST;
   id: number;
   format: "png" | "svg";
+}
+
+export interface NetronPictureRequestMessage {
+  cmd: typeof NETRON_PICTURE_REQUEST;
+  id: number;
+}
+
+export interface NetronPictureMessage {
+  cmd: typeof NETRON_PICTURE;
+  id: number;
+  blob: Blob | null;
+  error?: string;
 }
 
 export interface NetronOverlayMessage {

@@ -7,6 +7,8 @@ import { describe, expect, it } from "vitest";
 import {
   debugQuestions,
   MASK_CODES,
+  PICTURE_MAX_CHARS,
+  PICTURE_PREFIX,
   parseAssetsReply,
   parseDebugReply,
   parseGraphReply,
@@ -133,6 +135,11 @@ describe("the kernel's sample replies", () => {
   });
 
   it("constants match this side's", () => {
-    expect(read("constants")).toEqual({ mask_codes: MASK_CODES, recording_format: RECORDING_FORMAT });
+    expect(read("constants")).toEqual({
+      mask_codes: MASK_CODES,
+      recording_format: RECORDING_FORMAT,
+      picture_prefix: PICTURE_PREFIX,
+      picture_max_chars: PICTURE_MAX_CHARS,
+    });
   });
 });

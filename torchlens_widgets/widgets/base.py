@@ -13,6 +13,8 @@ from .._assets import AssetBundle, answer_assets
 from .._browser_state import BrowserState
 from .._channel import RequestChannel
 from .._protocol import (
+    PICTURE_MAX_CHARS,
+    PICTURE_PREFIX,
     AssetsParams,
     AssetsResult,
     DebugParams,
@@ -33,6 +35,8 @@ INSPECTOR_WIDTH = 320
 MIN_INSPECTOR_WIDTH = 160
 # The layout traits a view may set (the divider, the fold and maximize buttons, Escape).
 ROOM_TRAITS = frozenset({"inspector_width", "inspector_collapsed", "maximized"})
+# What the browser reports: the draw's status, its error, and the picture of the graph as drawn.
+REPORTED_TRAITS = frozenset({"status", "error", "_picture"})
 
 
 def bundle_source() -> pathlib.Path | str:
@@ -54,6 +58,7 @@ class ViewerWidget(BrowserState):
     """
 
     _esm = bundle_source()
+    _browser_reports = REPORTED_TRAITS
 
     height = traitlets.Int(640, min=200).tag(sync=True)
     # The room: the inspector's width in px beside the graph (its divider sets it), whether it is
@@ -75,6 +80,9 @@ class ViewerWidget(BrowserState):
     _asset_key = traitlets.Unicode("").tag(sync=True)
     _graph_rev = traitlets.Int(0).tag(sync=True)
     _graph_info = traitlets.Dict().tag(sync=True)
+    # A PNG data URL of the graph as a view last drew it: kept in the notebook when the host saves widget
+    # state, and shown by a view restored from it before the kernel runs the cell (js/saved-picture.ts).
+    _picture = traitlets.Unicode("").tag(sync=True)
 
     # False until __init__ has set everything up: trait observers fire during construction too.
     _ready = False
@@ -88,6 +96,27 @@ class ViewerWidget(BrowserState):
         self._channel.register("debug", self._answer_debug)
         self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
         self._ready = True
+
+    def __repr__(self) -> str:
+        # Also the text a notebook shows where no widget can be drawn (nbconvert without saved widget
+        # state, a viewer without Jupyter): what it is, and how to see it.
+        info = self._graph_info
+        nodes = next(iter((info.get("graphs") or {}).values()), 0)
+        return (
+            f"<{type(self).__name__} of {info.get('label') or 'a trace'}: {nodes:,} nodes in {self.viewer}; "
+            "a live widget, drawn by a running kernel>"
+        )
+
+    @traitlets.validate("_picture")
+    def _check_picture(self, proposal: dict[str, Any]) -> str:
+        value = str(proposal["value"])
+        if value and not (value.startswith(PICTURE_PREFIX) and len(value) <= PICTURE_MAX_CHARS):
+            raise traitlets.TraitError(
+                f"A picture must be a PNG data URL ({PICTURE_PREFIX}...) of at most {PICTURE_MAX_CHARS:,} "
+                f"characters, not {len(value):,} starting {value[:30]!r}. Remedy: the view makes it; leave "
+                "it alone."
+            )
+        return value
 
     def maximize(self: W, on: bool = True) -> W:
         """Fill the notebook window with the widget (``on=False``, Escape or its button restore it)."""

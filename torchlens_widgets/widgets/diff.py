@@ -27,7 +27,7 @@ from ..diffing.split_pane import DiffPayload, diff_payload
 from ..inspector.difference import difference_reply
 from ..inspector.reply import inspect_record
 from ..viewers.model_explorer import highlighted, model_explorer_assets
-from .base import ROOM_TRAITS, ViewerWidget, unsubscriber
+from .base import REPORTED_TRAITS, ROOM_TRAITS, ViewerWidget, unsubscriber
 
 PairCallback = Callable[[tuple[Any, Any]], None]
 
@@ -43,7 +43,7 @@ class Diff(ViewerWidget):
     """
 
     _kind = traitlets.Unicode("diff").tag(sync=True)  # the shared bundle renders two panes, no toolbar
-    _browser_writable = frozenset({"height", "selected_node", "status", "error"}) | ROOM_TRAITS
+    _browser_writable = frozenset({"height", "selected_node"}) | ROOM_TRAITS | REPORTED_TRAITS
     viewer = traitlets.Unicode("model-explorer", read_only=True).tag(sync=True)
     # selected_node: the node id of the selection in either pane; ids are shared by both captures.
     # (label in log_a, label in log_b); "" on the side that lacks the node.

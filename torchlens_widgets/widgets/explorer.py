@@ -68,8 +68,9 @@ class Explorer(ViewerWidget):
 
     # What a view may set (a click, the toolbar, what it reports); the rest is the kernel's.
     _browser_writable = (
-        frozenset({"viewer", "granularity", "overlay", "height", "selected_node", "status", "error"})
+        frozenset({"viewer", "granularity", "overlay", "height", "selected_node"})
         | base.ROOM_TRAITS
+        | base.REPORTED_TRAITS
     )
 
     viewer = traitlets.Unicode("model-explorer").tag(sync=True)
@@ -314,7 +315,8 @@ class Explorer(ViewerWidget):
         target = pathlib.Path(path)
         bundle = read_bundle(base.BUNDLE)  # a missing bundle fails before any work
         state = {name: getattr(self, name) for name in _SAVED_TRAITS}
-        state.update(status="", error="", notice="", _debug_questions=[])  # no kernel to answer them
+        # No kernel to answer questions; the page draws the live graph, no picture of it is needed.
+        state.update(status="", error="", notice="", _debug_questions=[], _picture="")
         names = list(dict.fromkeys(["", self.overlay, *self._overlay_choices]))
         labels = self._source.index.labels_by_id()
         nodes = len(set(labels.values())) if inspector else 0

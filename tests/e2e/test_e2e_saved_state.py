@@ -1,0 +1,123 @@
+"""A notebook saved with its widget state, reopened before the cells run again, in a real JupyterLab.
+
+JupyterLab's "save widget state" setting keeps each widget's model in the notebook; reopened, the
+model comes back with no kernel behind it. Each view shows the picture of its graph as it was last
+drawn and says how to get the live view back; running the cells gives live widgets again.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from conftest import SETTLED, RecordedPage
+from harness import JupyterServer, open_notebook, run_all_cells
+from playwright.sync_api import expect
+
+from torchlens_widgets._protocol import PICTURE_MAX_CHARS, PICTURE_PREFIX
+
+CELLS = [
+    """import torch, transformers, torchlens as tl, torchlens_widgets as tlw
+torch.manual_seed(0)
+config = transformers.GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=128, n_positions=32)
+model = transformers.GPT2Model(config).eval()
+log = tl.trace(model, torch.randint(0, 128, (1, 8)))""",
+    "w = tlw.explore(log, height=360)\nw.select('h.1.mlp.c_fc')\nw",
+    "n = tlw.explore(log, viewer='netron', height=360)\nn",
+]
+STATE = "application/vnd.jupyter.widget-state+json"
+
+# Non-background pixels of an <img>, read through a canvas (its data: URL is same-origin).
+INKED_PIXELS = """image => {
+  const canvas = document.createElement('canvas');
+  canvas.width = image.naturalWidth;
+  canvas.height = image.naturalHeight;
+  const context = canvas.getContext('2d');
+  context.drawImage(image, 0, 0);
+  const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+  let inked = 0;
+  const away = i =>
+    Math.abs(data[i] - data[0]) + Math.abs(data[i + 1] - data[1]) + Math.abs(data[i + 2] - data[2]);
+  for (let i = 0; i < data.length; i += 4) if (away(i) > 60) inked++;
+  return inked;
+}"""
+
+
+def saved_pictures(path: Path) -> list[str]:
+    """The `_picture` of every widget model the notebook file keeps."""
+    notebook = json.loads(path.read_text())
+    state = notebook["metadata"].get("widgets", {}).get(STATE, {}).get("state", {})
+    return [model["state"]["_picture"] for model in state.values() if "_picture" in model["state"]]
+
+
+def test_a_reopened_notebook_shows_each_graph_as_last_drawn_until_its_cells_run(
+    tmp_path_factory: Any, browser: Any, artifacts: Path
+) -> None:
+    root = tmp_path_factory.mktemp("saved-state")
+    settings = root / ".jupyter-state" / "settings" / "@jupyter-widgets" / "jupyterlab-manager"
+    settings.mkdir(parents=True)
+    (settings / "plugin.jupyterlab-settings").write_text(json.dumps({"saveState": True}))
+    server = JupyterServer(root).start()
+    try:
+        name = server.write_notebook("saved.ipynb", CELLS)
+        page = RecordedPage(browser)
+        try:
+            open_notebook(page.page, server, name)
+            kernel = server.kernel_for(name)
+            try:
+                run_all_cells(page.page)
+                page.page.wait_for_function(SETTLED, arg=2, timeout=240_000)
+                # Each view keeps a picture of what it drew, a moment after the draw settles.
+                kernel.wait_for("bool(w._picture) and bool(n._picture)", True, timeout=60)
+                assert kernel.value("w._picture.startswith('data:image/png;base64,')") is True
+            finally:
+                kernel.close()
+            page.page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+            deadline = time.monotonic() + 30
+            while len(saved_pictures(root / name)) < 2 and time.monotonic() < deadline:
+                time.sleep(0.5)
+            pictures = saved_pictures(root / name)
+            assert len(pictures) == 2
+            assert all(p.startswith(PICTURE_PREFIX) and len(p) <= PICTURE_MAX_CHARS for p in pictures)
+            shutil.copy(root / name, artifacts / "saved-state.ipynb")  # what nbconvert is measured on
+            assert page.console_errors == []
+        finally:
+            page.close()
+        server.shut_down_notebook(name)
+
+        # Reopened: JupyterLab starts a fresh kernel, which holds none of these widgets.
+        page = RecordedPage(browser)
+        try:
+            open_notebook(page.page, server, name)
+            images = page.page.locator("img.tlw-saved-picture")
+            expect(images).to_have_count(2)
+            for index in range(2):
+                image = images.nth(index)
+                page.page.wait_for_function(
+                    "image => image.complete && image.naturalWidth > 0", arg=image.element_handle()
+                )
+                assert image.evaluate(INKED_PIXELS) > 500  # a drawn graph, not a blank rectangle
+            statuses = page.page.locator(".tlw-status")
+            for index in range(2):
+                expect(statuses.nth(index)).to_have_attribute("data-state", "disconnected")
+                expect(statuses.nth(index)).to_contain_text("run this cell for the live view")
+            expect(page.page.locator(".tlw-title")).to_have_text(["Model Explorer", "Netron"])
+            expect(page.page.locator(".tlw-overlay-select").first).to_be_disabled()
+            assert page.page.locator("iframe.tlw-frame").count() == 0  # nothing waits for a kernel
+            page.page.locator(".jp-Notebook").screenshot(path=str(artifacts / "saved-state-reopened.png"))
+
+            # Running the cells gives live widgets in place of the pictures.
+            run_all_cells(page.page)
+            page.page.wait_for_function(SETTLED, arg=2, timeout=240_000)
+            expect(page.page.locator("iframe.tlw-frame")).to_have_count(2)
+            expect(images).to_have_count(0)
+            assert page.off_machine_requests() == []
+            assert page.console_errors == []
+        finally:
+            page.close()
+            server.shut_down_notebook(name)
+    finally:
+        server.stop()
