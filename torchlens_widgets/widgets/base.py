@@ -100,12 +100,15 @@ class ViewerWidget(BrowserState):
     def __repr__(self) -> str:
         # Also the text a notebook shows where no widget can be drawn (nbconvert without saved widget
         # state, a viewer without Jupyter): what it is, and how to see it.
-        info = self._graph_info
-        nodes = next(iter((info.get("graphs") or {}).values()), 0)
+        nodes = next(iter((self._graph_info.get("graphs") or {}).values()), 0)
         return (
-            f"<{type(self).__name__} of {info.get('label') or 'a trace'}: {nodes:,} nodes in {self.viewer}; "
+            f"<{type(self).__name__} of {self._subject()}: {nodes:,} nodes in {self.viewer}; "
             "a live widget, drawn by a running kernel>"
         )
+
+    def _subject(self) -> str:
+        """What the widget shows, in a few words (its repr)."""
+        return str(self._graph_info.get("label") or "a trace")
 
     @traitlets.validate("_picture")
     def _check_picture(self, proposal: dict[str, Any]) -> str:

@@ -166,6 +166,9 @@ class Explorer(ViewerWidget):
         """The trace this widget shows."""
         return self._log
 
+    def _subject(self) -> str:
+        return str(getattr(self._log, "model_class_name", "") or super()._subject())
+
     @property
     def selected(self) -> Any:
         """The live torchlens record of the selection (``log[selected_label]``), or None."""
