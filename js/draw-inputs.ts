@@ -26,7 +26,8 @@ export interface Graph {
 export interface DrawInputs {
   viewer: Viewer;
   bundle: AssetBundle;
-  graph: Graph;
+  /** Still on its way when the assets are here: a viewer can boot meanwhile and take it when it lands. */
+  graph: Promise<Graph>;
 }
 
 export interface DrawInputOptions {
@@ -60,7 +61,10 @@ function traitsArrive(model: TraitModel): { arrived: Promise<void>; stop: () => 
   return { arrived, stop };
 }
 
-/** Waits for the kernel's traits if need be, then asks for the assets (by key) and the graph. */
+/**
+ * Waits for the kernel's traits if need be, then asks for the assets (by key) and the graph at once;
+ * resolves when the assets are here (cached on the page after the first widget), the graph pending.
+ */
 export async function fetchDrawInputs(model: TraitModel, channel: KernelChannel, options: DrawInputOptions): Promise<DrawInputs> {
   if (!kernelTraitsKnown(model)) {
     options.onWaiting();
@@ -77,9 +81,10 @@ export async function fetchDrawInputs(model: TraitModel, channel: KernelChannel,
   }
   const viewer = parseViewer(model.get("viewer"));
   options.onLoading(viewer);
-  const [bundle, { result, buffers }] = await Promise.all([
-    getAssets(String(model.get("_asset_key")), viewer, channel),
-    channel.request("graph"),
-  ]);
-  return { viewer, bundle, graph: { reply: parseGraphReply(viewer, result, buffers.length), buffers } };
+  const assets = getAssets(String(model.get("_asset_key")), viewer, channel);
+  const graph = channel
+    .request("graph")
+    .then(({ result, buffers }): Graph => ({ reply: parseGraphReply(viewer, result, buffers.length), buffers }));
+  graph.catch(() => undefined); // its failure reaches whoever awaits it (the draw), not the console
+  return { viewer, bundle: await assets, graph };
 }

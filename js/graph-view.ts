@@ -172,9 +172,20 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
       budgetMs: RENDER_BUDGET_MS,
     });
     if (stale()) return;
-    view.setStatus(`Laying out ${nodeCount(model.get("_graph_info"))} nodes…`, "loading");
-    const started = performance.now();
-    let rendered = frame && frame.viewer === viewer ? frame.replace(graph) : null;
+    let graphLanded = performance.now(); // when the graph was in the page (renderMs counts from there)
+    const layingOut = () => {
+      graphLanded = performance.now();
+      if (!stale()) view.setStatus(`Laying out ${nodeCount(model.get("_graph_info"))} nodes…`, "loading");
+    };
+    let rendered: Promise<number> | null = null;
+    if (frame && frame.viewer === viewer) {
+      const next = await graph;
+      if (stale()) return;
+      layingOut();
+      rendered = frame.replace(next);
+    } else {
+      void graph.then(layingOut, () => undefined); // a new frame boots meanwhile
+    }
     if (!rendered) {
       frame?.dispose();
       frame = null;
@@ -192,6 +203,13 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
       }
       frame = created;
       rendered = created.rendered;
+      // No graph for a frame that booted for it: nothing half-drawn stays (the error box says why).
+      graph.catch(() => {
+        if (frame !== created) return;
+        created.dispose();
+        frame = null;
+        view.setImageFormats([]);
+      });
       view.setImageFormats(created.imageFormats);
       view.showPlaceholder("");
       if (created.viewer === "model-explorer")
@@ -211,7 +229,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     if (selected) current.select(selected);
     current.highlight(model.get("_highlight_nodes") ?? []);
     view.setStatus(statusText(), "ready");
-    el.dataset.renderMs = String(Math.round(performance.now() - started));
+    el.dataset.renderMs = String(Math.round(performance.now() - graphLanded));
     el.dataset.frameMs = String(Math.round(frameMs));
     el.dataset.viewer = current.viewer; // which viewer drew last (a switch's redraw is told apart)
     el.dataset.renderedAt = String(Date.now());

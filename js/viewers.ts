@@ -95,18 +95,24 @@ function expect<K extends GraphReply["kind"]>(reply: GraphReply, ...kinds: K[]):
   return reply as Extract<GraphReply, { kind: K }>;
 }
 
+/**
+ * A frame for `viewer` showing `graph`. Netron's frame starts at once and boots while the graph is on
+ * its way (its opens queue until it is up); Model Explorer's app reads its start query (the panes'
+ * labels and graph ids, from the graph) as it boots, so its frame starts when the graph is here.
+ */
 export async function createViewer(
   viewer: Viewer,
   container: HTMLElement,
   bundle: AssetBundle,
-  graph: Graph,
+  pendingGraph: Promise<Graph>,
   { onSelect, onContextLost, onNotice, onEscape }: ViewerEvents,
 ): Promise<ViewerFrame> {
   if (viewer === "netron") {
-    const reply = expect(graph.reply, "netron");
-    const { model, attachment } = await netronFiles(reply, graph.buffers);
-    const frame = new NetronFrame(container, { bundle, model, attachment, onSelect, onNotice, onEscape });
-    frame.setOverlay(reply.overlay);
+    const files = pendingGraph.then(async (graph) => {
+      const reply = expect(graph.reply, "netron");
+      return { overlay: reply.overlay, ...(await netronFiles(reply, graph.buffers)) };
+    });
+    const frame = new NetronFrame(container, { bundle, files, onSelect, onNotice, onEscape });
     const room: FrameRoom = {
       imageFormats: ["png", "svg"],
       saveImage: async (format) => frame.exportImage(format), // downloaded when the frame answers
@@ -127,6 +133,7 @@ export async function createViewer(
       (names) => frame.setHighlight(names),
     );
   }
+  const graph = await pendingGraph;
   const reply = expect(graph.reply, "model-explorer", "model-explorer-diff");
   const texts = await Promise.all(graph.buffers.map((buffer) => gunzipText(buffer)));
   // A fresh frame for a new graph keeps the app's view state consistent with the new collection.

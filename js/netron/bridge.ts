@@ -18,12 +18,19 @@ export interface NetronModelFile {
   bytes: Uint8Array;
 }
 
-export interface NetronFrameOptions {
-  bundle: AssetBundle;
+/** The first graph the frame opens, with the overlay it is coloured by. */
+export interface NetronFirstGraph {
   /** torchlens' Netron artifact (ONNX JSON), uncompressed. */
   model: NetronModelFile;
   /** torchlens' metrics companion ("netron:attachment" JSON), uncompressed. */
   attachment?: NetronModelFile;
+  overlay: NetronOverlay | null;
+}
+
+export interface NetronFrameOptions {
+  bundle: AssetBundle;
+  /** The first graph: Netron boots while it is on its way, and opens it when it lands. */
+  files: Promise<NetronFirstGraph>;
   /** Called with the Netron node name (torchlens label or module address) the user activated. */
   onSelect: (name: string) => void;
   /** Called with a sentence when the frame asked for something the page refused (e.g. a download). */
@@ -107,7 +114,12 @@ export class NetronFrame extends FrameBridge {
     super({ title: "Netron", sandboxed: true, onSelect: options.onSelect });
     const app = prepare(options.bundle);
     this.boot = app.boot;
-    this.rendered = this.request(options.model, options.attachment).then(() => performance.now() - this.created);
+    this.rendered = options.files
+      .then(({ model, attachment, overlay }) => {
+        this.setOverlay(overlay);
+        return this.request(model, attachment);
+      })
+      .then(() => performance.now() - this.created);
     this.rendered.catch(() => undefined); // a failure is reported to whoever awaits it, not as unhandled
     this.start(container, app.html);
   }

@@ -49,7 +49,7 @@ describe("fetchDrawInputs", () => {
     const inputs = await pending;
     expect(inputs.viewer).toBe("model-explorer");
     expect(inputs.bundle.key).toBe(KEY);
-    expect(inputs.graph.reply).toEqual({ kind: "model-explorer", label: "m", nodeData: null });
+    expect((await inputs.graph).reply).toEqual({ kind: "model-explorer", label: "m", nodeData: null });
     expect(opts.loading).toEqual(["model-explorer"]);
     expect(model.requests("assets")).toHaveLength(1);
   });
@@ -61,6 +61,25 @@ describe("fetchDrawInputs", () => {
     await vi.waitFor(() => expect(model.sent).toHaveLength(2));
     expect(opts.waited).toBe(0);
     expect(opts.loading).toEqual(["netron"]);
+  });
+
+  it("hands over the assets while the graph is still on its way (a viewer boots meanwhile)", async () => {
+    const model = new FakeWidgetModel({ viewer: "netron", _asset_key: KEY, _graph_rev: 1 });
+    const pending = fetchDrawInputs(model, new KernelChannel(model), options());
+    await vi.waitFor(() => expect(model.sent).toHaveLength(2));
+    const [assets] = model.requests("assets");
+    model.answer(assets, { key: KEY, viewer: "netron", version: "0", encoding: "gzip", files: [{ name: "index.html", role: "page" }] }, [
+      gzipped("<html/>"),
+    ]);
+    const inputs = await pending; // no graph reply yet
+    expect(inputs.bundle.key).toBe(KEY);
+    let graphLanded = false;
+    void inputs.graph.then(() => (graphLanded = true));
+    await Promise.resolve();
+    expect(graphLanded).toBe(false);
+    const reply = { identifier: "m.onnx.json", attachment: "m.json", granularity: "module", warnings: [], overlay: null };
+    model.answer(model.requests("graph")[0], reply, [gzipped("{}"), gzipped("{}")]);
+    expect((await inputs.graph).reply.kind).toBe("netron");
   });
 
   it("says the kernel never answered once the draw budget is spent, counting only while it counts", async () => {
