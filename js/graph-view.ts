@@ -429,7 +429,10 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     release(budget);
     const picture = String(model.get("_picture") ?? "");
     view.setTitle(VIEWER_TITLES[model.get("viewer") as Viewer] ?? "");
-    view.showSavedPicture(picture, picture ? `The graph as last drawn. ${lossMessage(lost)}` : lossMessage(lost));
+    view.showSavedPicture(
+      picture,
+      picture ? "Run this cell for the live view: this is a picture of its last draw (no kernel runs it yet)." : lossMessage(lost),
+    );
     for (const panel of inspectors) panel.showMessage("The inspector asks the kernel: run this cell to use it.");
   }
 

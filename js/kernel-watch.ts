@@ -71,7 +71,7 @@ export function watchKernel(
 }
 
 export function lossMessage(why: KernelLoss): string {
-  if (why === "restored") return "No kernel runs this widget yet (a reopened notebook): run this cell for the live view.";
+  if (why === "restored") return "Run this cell for the live view: no kernel runs this widget yet (a reopened notebook).";
   const what = why === "restarted" ? "The kernel restarted" : why === "dead" ? "The kernel died" : "The kernel connection was lost";
   return `${what}: this view is read-only now. Re-run the cell for a live widget.`;
 }

@@ -103,7 +103,7 @@ def test_a_reopened_notebook_shows_each_graph_as_last_drawn_until_its_cells_run(
             statuses = page.page.locator(".tlw-status")
             for index in range(2):
                 expect(statuses.nth(index)).to_have_attribute("data-state", "disconnected")
-                expect(statuses.nth(index)).to_contain_text("run this cell for the live view")
+                expect(statuses.nth(index)).to_contain_text("Run this cell for the live view")
             expect(page.page.locator(".tlw-title")).to_have_text(["Model Explorer", "Netron"])
             expect(page.page.locator(".tlw-overlay-select").first).to_be_disabled()
             assert page.page.locator("iframe.tlw-frame").count() == 0  # nothing waits for a kernel

@@ -38,6 +38,6 @@ describe("restoredWithoutKernel", () => {
   });
 
   it("tells the user how to get the live view back", () => {
-    expect(lossMessage("restored")).toMatch(/run this cell for the live view/);
+    expect(lossMessage("restored")).toMatch(/^Run this cell for the live view/);
   });
 });
