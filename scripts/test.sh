@@ -23,4 +23,5 @@ npx vitest run
 echo "== wheel contains the bundle"
 bash scripts/check_wheel.sh
 echo "== pytest (unit, end-to-end, notebooks)"
-$py -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --nbmake tests notebooks
+# --durations: the slowest tests, so the next engineer sees where the 25-minute budget goes.
+$py -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=25 --nbmake tests notebooks
