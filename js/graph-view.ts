@@ -9,9 +9,9 @@ import { admit, contextsOf, release, trackVisibility, type BudgetEntry } from ".
 import { bufferEncodingFor } from "./host-transport";
 import type { InspectorPanel } from "./inspector";
 import { kernelOf, lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
-import { debugQuestions, parseDebugReply, parseInspectReply, PICTURE_MAX_CHARS, type DebugParams, type Viewer } from "./protocol";
+import { debugQuestions, parseDebugReply, parseInspectReply, type DebugParams, type Viewer } from "./protocol";
 import { Room } from "./room";
-import { encodePicture, restoredWithoutKernel } from "./saved-picture";
+import { pictureKeeper, restoredWithoutKernel } from "./saved-picture";
 import { followHostTheme } from "./theme";
 import type { WidgetTraits } from "./traits";
 import { createViewer, VIEWER_TITLES, type ViewerFrame } from "./viewers";
@@ -58,9 +58,6 @@ export interface ViewKind {
 }
 
 export type TraitsModel = AnyModel<WidgetTraits>;
-
-/** How long after a draw or a selection the view waits to keep its picture (the viewer may be centring). */
-const PICTURE_DELAY_MS = 1500;
 
 /** Draws a widget's view in `el` and keeps it in step with the model; returns what closes it. */
 export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKind): () => void {
@@ -126,6 +123,19 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     model.set("error", error);
     model.save_changes();
   };
+  // The picture a saved notebook shows until the kernel runs the cell again (js/saved-picture.ts).
+  const picture = pictureKeeper({
+    take: () => {
+      const current = frame;
+      if (!current || disposed || lost || paused || !isDisplayed(view.root)) return null;
+      return { png: current.picture(), current: () => current === frame && !disposed && !lost };
+    },
+    kept: () => String(model.get("_picture") ?? ""),
+    keep: (url) => {
+      model.set("_picture", url);
+      model.save_changes();
+    },
+  });
   const statusText = (answerNow?: string) => {
     const info = model.get("_graph_info");
     const label = kind.selectedText(model);
@@ -235,29 +245,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     el.dataset.renderedAt = String(Date.now());
     el.dataset.assetRequests = String(assetTransfers().requests);
     report("ready");
-    keepPictureSoon();
-  }
-
-  // The picture a saved notebook shows until the kernel runs the cell again: taken a moment after a
-  // draw or a selection settles (the viewer may still be centring), by a view on screen.
-  let pictureTimer = 0;
-  function keepPictureSoon(): void {
-    window.clearTimeout(pictureTimer);
-    pictureTimer = window.setTimeout(() => void keepPicture(), PICTURE_DELAY_MS);
-  }
-  async function keepPicture(): Promise<void> {
-    const current = frame;
-    if (!current || disposed || lost || paused || !isDisplayed(view.root)) return;
-    try {
-      const picture = await encodePicture(await current.picture());
-      if (!picture) throw new Error(`no PNG of it fits in ${PICTURE_MAX_CHARS} characters`);
-      if (current !== frame || disposed || lost || picture === model.get("_picture")) return;
-      model.set("_picture", picture);
-      model.save_changes();
-    } catch (error) {
-      // The live view is unaffected; only a saved notebook would lack its picture.
-      console.warn(`torchlens-widgets: no picture of the graph was kept: ${describe(error)}`);
-    }
+    picture.soon();
   }
 
   /** Asks the kernel about the current selection and shows it; stale answers are dropped. */
@@ -347,7 +335,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   });
   const onSelectedNode = () => {
     frame?.select(model.get("selected_node"));
-    keepPictureSoon();
+    picture.soon();
   };
   showTopDeltas();
   const onSelectedLabel = () => {
@@ -427,18 +415,18 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   function showSavedPicture(): void {
     lost = "restored"; // nothing may ask the kernel or report to it
     release(budget);
-    const picture = String(model.get("_picture") ?? "");
+    const saved = String(model.get("_picture") ?? "");
     view.setTitle(VIEWER_TITLES[model.get("viewer") as Viewer] ?? "");
     view.showSavedPicture(
-      picture,
-      picture ? "Run this cell for the live view: this is a picture of its last draw (no kernel runs it yet)." : lossMessage(lost),
+      saved,
+      saved ? "Run this cell for the live view: this is a picture of its last draw (no kernel runs it yet)." : lossMessage(lost),
     );
     for (const panel of inspectors) panel.showMessage("The inspector asks the kernel: run this cell to use it.");
   }
 
   return () => {
     disposed = true;
-    window.clearTimeout(pictureTimer);
+    picture.dispose();
     stopWatching();
     stopTheme();
     stopTracking();

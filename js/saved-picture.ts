@@ -7,6 +7,9 @@
 // get the live view back.
 import { PICTURE_MAX_CHARS, PICTURE_PREFIX } from "./protocol";
 
+/** How long after a draw or a selection a view waits to keep its picture (the viewer may be centring). */
+const PICTURE_DELAY_MS = 1500;
+
 /** The widest picture kept, in CSS pixels: enough to read a cell's graph, small in a saved notebook. */
 const PICTURE_WIDTH = 960;
 
@@ -29,6 +32,47 @@ export async function encodePicture(blob: Blob): Promise<string | null> {
   } finally {
     bitmap.close();
   }
+}
+
+/** Where a view's picture comes from and goes to. */
+export interface PictureSource {
+  /**
+   * A PNG of the graph now, and whether it still shows what the view shows (false once another frame
+   * replaced it, or the view closed); null when there is nothing to take (no frame, paused, off the page).
+   */
+  take(): { png: Promise<Blob>; current: () => boolean } | null;
+  /** The picture kept so far ("" for none) and how to keep a new one (the widget's `_picture`). */
+  kept(): string;
+  keep(picture: string): void;
+}
+
+/**
+ * Keeps a view's picture a moment after each draw or selection (`soon()`; a later call restarts the
+ * wait). A failure costs the live view nothing; only a saved notebook would lack the picture, so it is
+ * said in the console, not in the widget.
+ */
+export function pictureKeeper(source: PictureSource): { soon(): void; dispose(): void } {
+  let timer = 0;
+  const keepNow = async () => {
+    const taken = source.take();
+    if (!taken) return;
+    try {
+      const picture = await encodePicture(await taken.png);
+      if (!picture) throw new Error(`no PNG of it fits in ${PICTURE_MAX_CHARS} characters`);
+      if (taken.current() && picture !== source.kept()) source.keep(picture);
+    } catch (error) {
+      console.warn(`torchlens-widgets: no picture of the graph was kept: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  return {
+    soon() {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(() => void keepNow(), PICTURE_DELAY_MS);
+    },
+    dispose() {
+      window.clearTimeout(timer);
+    },
+  };
 }
 
 /** What this needs of the model anywidget hands the view. */
