@@ -9,6 +9,13 @@ export interface FrameMessage {
   [key: string]: unknown;
 }
 
+/** A frame's answer to an image request of the page's (its `id`): a PNG, or why there is none. */
+export interface BlobReply {
+  id: number;
+  blob: Blob | null;
+  error?: string;
+}
+
 export interface FrameBridgeOptions {
   /** The frame's title (what a screen reader says). */
   title: string;
@@ -27,6 +34,8 @@ export abstract class FrameBridge {
   private lastSelected = "";
   private pendingSelect = "";
   private selectable = false;
+  private readonly blobRequests = new Map<number, (reply: BlobReply) => void>();
+  private nextBlobRequest = 0;
 
   protected constructor(private readonly bridgeOptions: FrameBridgeOptions) {
     this.iframe = document.createElement("iframe");
@@ -92,6 +101,21 @@ export abstract class FrameBridge {
   protected post(message: FrameMessage, transfer: Transferable[] = []): void {
     const target = this.bridgeOptions.sandboxed || window.origin === "null" ? "*" : window.origin;
     this.iframe.contentWindow?.postMessage(message, target, transfer);
+  }
+
+  /** Asks the frame for an image (`{cmd, id}`); its BlobReply, passed to settleBlob(), settles the promise. */
+  protected requestBlob(cmd: string): Promise<Blob> {
+    const id = ++this.nextBlobRequest;
+    return new Promise((resolve, reject) => {
+      this.blobRequests.set(id, (reply) => (reply.blob ? resolve(reply.blob) : reject(new Error(reply.error ?? "no image"))));
+      this.post({ cmd, id });
+    });
+  }
+
+  /** The frame answered an image request. */
+  protected settleBlob(reply: BlobReply): void {
+    this.blobRequests.get(reply.id)?.(reply);
+    this.blobRequests.delete(reply.id);
   }
 
   protected abstract postSelect(nodeId: string): void;

@@ -136,8 +136,6 @@ export class ModelExplorerFrame extends FrameBridge {
   readonly rendered: Promise<number>;
   private resolveRendered!: (ms: number) => void;
   private rejectRendered!: (error: Error) => void;
-  private imageId = 0;
-  private readonly images = new Map<number, (reply: ShimImageReply) => void>();
 
   constructor(
     container: HTMLElement,
@@ -176,11 +174,7 @@ export class ModelExplorerFrame extends FrameBridge {
 
   /** A PNG of what the graph canvases show now (both panes of a diff). */
   image(): Promise<Blob> {
-    const id = ++this.imageId;
-    return new Promise((resolve, reject) => {
-      this.images.set(id, (reply) => (reply.blob ? resolve(reply.blob) : reject(new Error(reply.error ?? "no image"))));
-      this.post({ cmd: SHIM_IMAGE, id });
-    });
+    return this.requestBlob(SHIM_IMAGE);
   }
 
   protected receive(message: FrameMessage): void {
@@ -212,12 +206,9 @@ export class ModelExplorerFrame extends FrameBridge {
       case ME_NODE_SELECTED:
         this.selectedInFrame(String(message.nodeId ?? ""));
         break;
-      case SHIM_IMAGE_REPLY: {
-        const reply = message as unknown as ShimImageReply;
-        this.images.get(reply.id)?.(reply);
-        this.images.delete(reply.id);
+      case SHIM_IMAGE_REPLY:
+        this.settleBlob(message as unknown as ShimImageReply);
         break;
-      }
       case SHIM_ESCAPE:
         this.options.onEscape?.();
         break;

@@ -95,7 +95,6 @@ export class NetronFrame extends FrameBridge {
   private readonly created = performance.now();
   private readonly boot: frame.NetronBootMessage;
   private readonly opens = new Map<number, PendingOpen>();
-  private readonly pictures = new Map<number, (reply: frame.NetronPictureMessage) => void>();
   private nextId = 0;
   /** The export the widget's own "save image" button asked for (its reply downloads without a click here). */
   private exportRequest = 0;
@@ -158,11 +157,7 @@ export class NetronFrame extends FrameBridge {
   /** A PNG of the graph as the frame shows it now (the picture a saved notebook keeps). */
   picture(): Promise<Blob> {
     if (!this.ready) return Promise.reject(new Error("Netron has not started"));
-    const id = ++this.nextId;
-    return new Promise((resolve, reject) => {
-      this.pictures.set(id, (reply) => (reply.blob ? resolve(reply.blob) : reject(new Error(reply.error ?? "no picture"))));
-      this.post({ cmd: frame.NETRON_PICTURE_REQUEST, id } satisfies frame.NetronPictureRequestMessage);
-    });
+    return this.requestBlob(frame.NETRON_PICTURE_REQUEST);
   }
 
   /** Selects, reveals (drilling into module calls) and shows the properties of a node by Netron name. */
@@ -234,12 +229,9 @@ export class NetronFrame extends FrameBridge {
       case frame.NETRON_EXPORT:
         this.download(message as unknown as frame.NetronExportMessage);
         break;
-      case frame.NETRON_PICTURE: {
-        const reply = message as unknown as frame.NetronPictureMessage;
-        this.pictures.get(reply.id)?.(reply);
-        this.pictures.delete(reply.id);
+      case frame.NETRON_PICTURE:
+        this.settleBlob(message as unknown as frame.NetronPictureMessage);
         break;
-      }
       case frame.NETRON_ESCAPE:
         this.options.onEscape?.();
         break;
