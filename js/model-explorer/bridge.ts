@@ -1,8 +1,13 @@
 // Runs Google's Model Explorer web app (from the installed Python package, delivered by the kernel)
-// in a srcdoc frame inside the cell, and speaks its postMessage protocol.
-import { blobUrl, filesWithRole, mimeOf, textWithRole, type AssetBundle } from "../assets";
+// in a sandboxed srcdoc frame inside the cell, and speaks its postMessage protocol.
+//
+// Isolation: the frame has sandbox="allow-scripts" and so an opaque origin. Chromium runs such a frame
+// in a process of its own, so the app's WebGL frames (seconds each in software rendering) do not
+// block the notebook page's main thread. The frame cannot load the page's blob: URLs: it asks for the
+// app's files by message and mints its own (frame-boot.ts).
+import { filesWithRole, textWithRole, type AssetBundle } from "../assets";
 import { FrameBridge, type FrameMessage } from "../frame-bridge";
-import { buildDocument, encodeQuery, JSON_ADAPTER, rewriteFontFaces, type StartQuery } from "./document";
+import { buildDocument, encodeQuery, inlineStyles, JSON_ADAPTER, type StartQuery } from "./document";
 import {
   SHIM_ESCAPE,
   SHIM_FIT,
@@ -12,45 +17,42 @@ import {
   ME_NODE_SELECTED,
   ME_READY,
   ME_SELECT_NODE,
+  SHIM_BOOT,
   SHIM_CONTEXT_LOST,
   SHIM_FAILED,
   SHIM_FETCH,
   SHIM_FETCH_REPLY,
+  SHIM_HELLO,
   SHIM_RENDERED,
+  type ShimBootMessage,
   type ShimFetchRequest,
 } from "./protocol";
-import shimSource from "frame:./frame-shim.ts";
+import bootSource from "frame:./frame-boot.ts";
 
-/** Blob URLs for one asset bundle, made once per page and shared by every frame. */
+/** What one asset bundle turns into, once per page: the app's page and the files the frame asks for. */
 interface PreparedApp {
   indexHtml: string;
-  entryUrls: Record<string, string>;
-  fontUrls: Record<string, string>;
-  /** Worker and atlas URLs, keyed as the app asks for them (bare file name). */
-  shimUrls: Record<string, string>;
+  boot: ShimBootMessage;
 }
 
 const prepared = new Map<string, PreparedApp>();
 
-/** The app asks for its atlases by bare name; the bundle keeps them under static_files/. */
-const bareName = (name: string) => name.slice(name.lastIndexOf("/") + 1);
-
 function prepare(bundle: AssetBundle): PreparedApp {
   const cached = prepared.get(bundle.key);
   if (cached) return cached;
-  const bytes = (name: string) => bundle.files.get(name) as Uint8Array;
-  const fontUrls: Record<string, string> = {};
-  for (const name of filesWithRole(bundle, "font")) fontUrls[name] = blobUrl(bytes(name), mimeOf(name));
-  const shimUrls: Record<string, string> = {};
-  for (const name of [...filesWithRole(bundle, "data"), ...filesWithRole(bundle, "worker")]) {
-    shimUrls[bareName(name)] = blobUrl(bytes(name), mimeOf(name));
-  }
-  const entryUrls: Record<string, string> = {};
-  for (const name of filesWithRole(bundle, "style")) {
-    entryUrls[name] = blobUrl(rewriteFontFaces(new TextDecoder().decode(bytes(name)), fontUrls), "text/css");
-  }
-  for (const name of filesWithRole(bundle, "entry")) entryUrls[name] = blobUrl(bytes(name), mimeOf(name));
-  const app = { indexHtml: textWithRole(bundle, "page"), entryUrls, fontUrls, shimUrls };
+  const indexHtml = textWithRole(bundle, "page");
+  const files: Record<string, Uint8Array> = {};
+  for (const file of bundle.index) if (file.role !== "page") files[file.name] = bundle.files.get(file.name) as Uint8Array;
+  const boot: ShimBootMessage = {
+    cmd: SHIM_BOOT,
+    files,
+    fonts: filesWithRole(bundle, "font"),
+    assets: [...filesWithRole(bundle, "data"), ...filesWithRole(bundle, "worker")],
+    styles: filesWithRole(bundle, "style"),
+    entries: filesWithRole(bundle, "entry"),
+    inlineStyles: inlineStyles(indexHtml),
+  };
+  const app = { indexHtml, boot };
   prepared.set(bundle.key, app);
   return app;
 }
@@ -136,25 +138,27 @@ export class ModelExplorerFrame extends FrameBridge {
   readonly rendered: Promise<number>;
   private resolveRendered!: (ms: number) => void;
   private rejectRendered!: (error: Error) => void;
+  private readonly boot: ShimBootMessage;
 
   constructor(
     container: HTMLElement,
     private readonly options: ModelExplorerFrameOptions,
   ) {
-    // Not sandboxed: the app's WebGL and workers need this page's origin (a srcdoc frame inherits it).
-    super({ title: "Model Explorer", sandboxed: false, onSelect: options.onSelect });
+    // Sandboxed: a process of its own, away from the notebook's DOM, cookies, storage and kernel.
+    super({ title: "Model Explorer", sandboxed: true, onSelect: options.onSelect });
     this.rendered = new Promise((resolve, reject) => {
       this.resolveRendered = resolve;
       this.rejectRendered = reject;
     });
     const app = prepare(options.bundle);
+    this.boot = app.boot;
     const html = buildDocument({
       indexHtml: app.indexHtml,
-      entryUrls: app.entryUrls,
-      fontUrls: app.fontUrls,
-      shimSource,
+      entryNames: [...app.boot.styles, ...app.boot.entries],
+      shimSource: bootSource,
       shim: {
-        urls: app.shimUrls,
+        urls: {},
+        parentOrigin: window.origin,
         extensions: [JSON_ADAPTER],
         query: encodeQuery(startQuery(options.panes, options.nodeData)),
         infoPanelClosed: options.infoPanelClosed ?? true,
@@ -179,6 +183,10 @@ export class ModelExplorerFrame extends FrameBridge {
 
   protected receive(message: FrameMessage): void {
     switch (message.cmd) {
+      case SHIM_HELLO:
+        // Copied, not transferred: every frame on the page gets the same files.
+        this.post({ ...this.boot });
+        break;
       case SHIM_FETCH:
         this.answer(message as unknown as ShimFetchRequest);
         break;

@@ -59,16 +59,27 @@ export function scriptJson(value: unknown): string {
 export interface DocumentParts {
   /** The app's index.html text. */
   indexHtml: string;
-  /** Blob URLs for the stylesheet and the two entry scripts, keyed by the names index.html uses. */
-  entryUrls: Record<string, string>;
-  /** Blob URLs of the font files, keyed "static_files/<name>.woff2". */
-  fontUrls: Record<string, string>;
+  /** The stylesheets and entry scripts index.html loads: the frame adds them itself, from its own URLs. */
+  entryNames: string[];
   shim: ShimConfig;
-  /** Source of js/model-explorer/frame-shim.ts, bundled as a classic script. */
+  /** Source of js/model-explorer/frame-boot.ts (the shim and the boot), bundled as a classic script. */
   shimSource: string;
 }
 
-/** The srcdoc HTML: the app's index.html with every URL pointing at a blob and the shim first. */
+const INLINE_STYLE = /<style>([\s\S]*?)<\/style>/g;
+
+/** index.html's own <style> texts, in order: the frame adds them once it has minted the fonts' URLs. */
+export function inlineStyles(indexHtml: string): string[] {
+  return [...indexHtml.replace(/<!--[\s\S]*?-->/g, "").matchAll(INLINE_STYLE)].map((match) => match[1]);
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * The srcdoc HTML: the app's index.html with the shim first and without anything it would load by
+ * URL (entries, styles, icons, preconnects): the frame receives those files by message and adds
+ * them from blob: URLs it mints itself (a sandboxed frame cannot load the page's).
+ */
 export function buildDocument(parts: DocumentParts): string {
   const head =
     `<base href="about:srcdoc">` +
@@ -78,13 +89,14 @@ export function buildDocument(parts: DocumentParts): string {
     .replace(/<!--[\s\S]*?-->/g, "")
     .replace(/<link rel="preconnect"[^>]*>/g, "")
     .replace(/<link rel="(shortcut )?icon"[^>]*>/g, "")
-    .replace(/<style>([\s\S]*?)<\/style>/g, (_all, css: string) => `<style>${rewriteFontFaces(css, parts.fontUrls)}</style>`);
+    .replace(INLINE_STYLE, "");
   if (!html.includes('<base href="/">')) throw new Error('Model Explorer index.html has no <base href="/">: unsupported build');
   html = html.replace('<base href="/">', head);
-  for (const [name, url] of Object.entries(parts.entryUrls)) {
-    const attribute = new RegExp(`(src|href)="${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}"`, "g");
-    if (!attribute.test(html)) throw new Error(`Model Explorer index.html does not reference ${name}`);
-    html = html.replace(attribute, `$1="${url}"`);
+  for (const name of parts.entryNames) {
+    const url = escapeRegExp(name);
+    const tags = new RegExp(`<script[^>]*\\ssrc="${url}"[^>]*>\\s*</script>|<link[^>]*\\shref="${url}"[^>]*>`, "g");
+    if (!tags.test(html)) throw new Error(`Model Explorer index.html does not reference ${name}`);
+    html = html.replace(tags, "");
   }
-  return html;
+  return html.replace(/<noscript>\s*<\/noscript>/g, "");
 }

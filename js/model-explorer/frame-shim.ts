@@ -30,10 +30,11 @@ declare global {
     const name = url.startsWith(ASSET_BASE) ? url.slice(ASSET_BASE.length).replace(/^\/+/, "") : url;
     return Object.hasOwn(config.urls, name) ? config.urls[name] : undefined;
   };
-  // Only to a parent of this frame's own origin (the notebook page: this srcdoc frame inherits it). A
-  // page with an opaque origin (a saved file opened from disk) cannot be named: "*" there.
-  const parentOrigin = window.origin === "null" ? "*" : window.origin;
-  const post = (message: Record<string, unknown>) => window.parent.postMessage(message, parentOrigin);
+  // Only to the parent page's origin (written into this document by the parent: this sandboxed frame's
+  // own origin is opaque). A page with an opaque origin (a saved file opened from disk) cannot be
+  // named: "*" there, and the source check alone.
+  const parentOrigin = config.parentOrigin;
+  const post = (message: Record<string, unknown>) => window.parent.postMessage(message, parentOrigin === "null" ? "*" : parentOrigin);
 
   // The app acts on postMessage commands (select a node, load graphs, load node data) from any
   // window. Any frame on the page can reach this one (window.top.frames), so the app hears only its
@@ -42,7 +43,7 @@ declare global {
   const trusted = (event: Event): boolean => {
     if (!(event instanceof MessageEvent)) return true;
     if (event.source === window) return true;
-    return event.source === window.parent && event.origin === window.origin;
+    return event.source === window.parent && event.origin === parentOrigin;
   };
   const wrapped = new WeakMap<object, EventListener>();
   const guard = (listener: EventListenerOrEventListenerObject): EventListener => {
@@ -117,7 +118,7 @@ declare global {
   const pending = new Map<number, (response: Response) => void>();
   window.addEventListener("message", (event: MessageEvent) => {
     const reply = event.data as ShimFetchReply | undefined;
-    if (event.source !== window.parent || event.origin !== window.origin || !reply || reply.cmd !== SHIM_FETCH_REPLY) return;
+    if (event.source !== window.parent || event.origin !== parentOrigin || !reply || reply.cmd !== SHIM_FETCH_REPLY) return;
     const resolve = pending.get(reply.id);
     if (!resolve) return;
     pending.delete(reply.id);
@@ -152,9 +153,9 @@ declare global {
     close() {}
   } as unknown as typeof EventSource;
 
-  // Storage in memory, per frame. This srcdoc frame shares the notebook's origin: the app's saved
-  // settings (its theme choice, search history) would land in the notebook's localStorage, and a stored
-  // theme would then override the notebook's theme in every later widget.
+  // Storage in memory, per frame. This sandboxed frame has an opaque origin and no storage of its own
+  // (see below); and the app's saved settings (its theme choice, search history) must not outlive the
+  // widget: a stored theme would override the notebook's theme in every later widget.
   const memory = new WeakMap<Storage, Map<string, string>>();
   const store = (storage: Storage) => {
     let entries = memory.get(storage);
@@ -327,13 +328,10 @@ declare global {
   }, 50);
   // An uncaught error of the layout worker reaches this window with the worker's URL: the graph will
   // never be drawn, so say so now instead of after the draw time-out.
-  const workerUrls = new Set(
-    Object.keys(config.urls)
-      .filter((name) => name.startsWith("worker-"))
-      .map((name) => config.urls[name]),
-  );
+  // (config.urls is filled in once the frame has its files: read it when an error comes.)
+  const isWorkerUrl = (url: string) => Object.keys(config.urls).some((name) => name.startsWith("worker-") && config.urls[name] === url);
   window.addEventListener("error", (event) => {
-    const fatal = workerUrls.has(String(event.filename ?? ""));
+    const fatal = isWorkerUrl(String(event.filename ?? ""));
     post({ cmd: SHIM_FAILED, message: String(event.message || event.error), fatal });
   });
   // The app's own error handler (Angular's) catches what its components throw and only logs it:

@@ -7,6 +7,9 @@ export const ME_NODE_SELECTED = "model-explorer-node-selected";
 /** Understood by the app. */
 export const ME_SELECT_NODE = "model-explorer-select-node-by-node-id";
 
+/** The frame is up and asks for the app's files; the parent answers with SHIM_BOOT. */
+export const SHIM_HELLO = "tlw-me-hello";
+export const SHIM_BOOT = "tlw-me-boot";
 /** Our shim, inside the frame, asks the parent for an API answer; the parent replies. */
 export const SHIM_FETCH = "tlw-me-fetch";
 export const SHIM_FETCH_REPLY = "tlw-me-fetch-reply";
@@ -39,8 +42,13 @@ export interface ShimImageReply {
 
 /** Configuration the parent writes into the frame document for the shim. */
 export interface ShimConfig {
-  /** Asset name (e.g. "worker-X.js", "FontRegular.png") -> blob: URL made by the parent. */
+  /**
+   * Asset name (e.g. "worker-X.js", "FontRegular.png") -> blob: URL. Empty in the document: the
+   * frame fills it with the URLs it mints from SHIM_BOOT's files before the app's scripts start.
+   */
   urls: Record<string, string>;
+  /** The parent page's origin ("null" for a page with an opaque origin, e.g. a file from disk). */
+  parentOrigin: string;
   /** What the app reads as location.search (a srcdoc document has no query of its own). */
   query: string;
   /** Answer to /api/v1/get_extensions: must list the builtin JSON adapter or nothing loads. */
@@ -60,4 +68,22 @@ export interface ShimFetchReply {
   id: number;
   status: number;
   body: string;
+}
+
+/**
+ * The app's files, for the frame to mint its own blob: URLs from: a sandboxed frame has an opaque
+ * origin and cannot load the page's. Names are the bundle's ("static_files/x.woff2", "main-X.js").
+ */
+export interface ShimBootMessage {
+  cmd: typeof SHIM_BOOT;
+  files: Record<string, Uint8Array>;
+  /** Fonts the stylesheets name by "static_files/<name>". */
+  fonts: string[];
+  /** Files the app asks the shim for by bare name: atlases, icon data and the layout worker. */
+  assets: string[];
+  /** Stylesheets, then the module scripts, in the order index.html loads them. */
+  styles: string[];
+  entries: string[];
+  /** index.html's own <style> texts (their font faces point at the frame's blob URLs once minted). */
+  inlineStyles: string[];
 }

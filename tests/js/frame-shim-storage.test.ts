@@ -29,7 +29,7 @@ vi.spyOn(window, "setInterval").mockImplementation(((handler: TimerHandler, ms?:
 afterAll(() => {
   for (const id of timers) window.clearInterval(id);
 });
-Object.assign(window, { __TLW_ME__: { urls: {}, query: "", extensions: [] } });
+Object.assign(window, { __TLW_ME__: { urls: {}, parentOrigin: "null", query: "", extensions: [] } });
 await import("../../js/model-explorer/frame-shim");
 
 describe("the Model Explorer frame shim where the browser blocks storage", () => {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { type DocumentParts, buildDocument, encodeQuery, FRAME_CSP, rewriteFontFaces, scriptJson } from "../../js/model-explorer/document";
+import {
+  type DocumentParts,
+  buildDocument,
+  encodeQuery,
+  FRAME_CSP,
+  inlineStyles,
+  rewriteFontFaces,
+  scriptJson,
+} from "../../js/model-explorer/document";
 
 const INDEX = `<!--
 license
@@ -10,19 +18,14 @@ license
 <link rel="shortcut icon" type="image/svg+xml" href="/static_files/favicon.svg">
 <style>@font-face{font-family:'Google Sans Text';src:url(https://fonts.gstatic.com/s/x.woff2) format('woff2');}</style>
 <style>@font-face{font-family:Material Icons;src:url(/static_files/material_icon.woff2) format("woff2")}</style>
-<link rel="stylesheet" href="styles-ABC123.css"></head>
+<link rel="stylesheet" href="styles-ABC123.css" media="print" onload="this.media='all'"><noscript><link rel="stylesheet" href="styles-ABC123.css"></noscript></head>
 <body><app-root></app-root>
 <script src="polyfills-POLY1.js" type="module"></script><script src="main-MAIN1.js" type="module"></script></body></html>`;
 
 const parts = (): DocumentParts => ({
   indexHtml: INDEX,
-  entryUrls: {
-    "styles-ABC123.css": "blob:x/css",
-    "polyfills-POLY1.js": "blob:x/poly",
-    "main-MAIN1.js": "blob:x/main",
-  },
-  fontUrls: { "static_files/material_icon.woff2": "blob:x/icons" },
-  shim: { urls: { "worker-W.js": "blob:x/worker" }, query: "data=%7B%7D", extensions: [] },
+  entryNames: ["styles-ABC123.css", "polyfills-POLY1.js", "main-MAIN1.js"],
+  shim: { urls: {}, parentOrigin: "http://127.0.0.1:8888", query: "data=%7B%7D", extensions: [] },
   shimSource: "window.shimRan = true;",
 });
 
@@ -40,22 +43,23 @@ describe("rewriteFontFaces", () => {
 describe("buildDocument", () => {
   const html = buildDocument(parts());
 
-  it("runs the shim before any app script, with its config", () => {
+  it("runs the shim first, with its config", () => {
     const shim = html.indexOf("window.shimRan = true;");
     const config = html.indexOf("window.__TLW_ME__=");
     expect(config).toBeGreaterThan(-1);
     expect(shim).toBeGreaterThan(config);
-    expect(shim).toBeLessThan(html.indexOf("blob:x/poly"));
-    expect(shim).toBeLessThan(html.indexOf("blob:x/main"));
+    expect(html.indexOf("<script")).toBe(html.lastIndexOf("<script")); // the only script
+    expect(html).toContain('"parentOrigin":"http://127.0.0.1:8888"');
   });
 
-  it("loads every entry from its blob URL and nothing from the network", () => {
-    expect(html).toContain('href="blob:x/css"');
-    expect(html).toContain('src="blob:x/poly"');
-    expect(html).toContain('src="blob:x/main"');
-    expect(html).not.toMatch(/https?:\/\//);
+  it("loads nothing by URL: the frame adds the entries and styles from its own blob: URLs", () => {
+    for (const name of parts().entryNames) expect(html).not.toContain(name);
+    expect(html).not.toContain("<noscript>");
+    expect(html).not.toContain("<style>");
+    expect(html).not.toContain("<link");
+    expect(html.replace('"http://127.0.0.1:8888"', "")).not.toMatch(/https?:\/\//); // but the parent's origin
     expect(html).not.toContain("favicon");
-    expect(html).toContain("url(blob:x/icons)");
+    expect(html).toContain("<app-root></app-root>");
   });
 
   it("declares a CSP that allows only blob: and inline code and no connections out", () => {
@@ -82,8 +86,16 @@ describe("buildDocument", () => {
   it("refuses an index.html it does not understand", () => {
     expect(() => buildDocument({ ...parts(), indexHtml: INDEX.replace('<base href="/">', "") })).toThrow(/base href/);
     const missing = parts();
-    missing.entryUrls["main-OTHER.js"] = "blob:x/other";
+    missing.entryNames.push("main-OTHER.js");
     expect(() => buildDocument(missing)).toThrow(/main-OTHER\.js/);
+  });
+});
+
+describe("inlineStyles", () => {
+  it("gives index.html's own style texts, for the frame to add once it has the fonts", () => {
+    const styles = inlineStyles(INDEX);
+    expect(styles).toHaveLength(2);
+    expect(rewriteFontFaces(styles[1], { "static_files/material_icon.woff2": "blob:x/icons" })).toContain("url(blob:x/icons)");
   });
 });
 

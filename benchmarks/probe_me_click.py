@@ -1,0 +1,360 @@
+"""Where a Model Explorer click's milliseconds go, and what the info panel costs; figures, not a test.
+
+    .venv/bin/python benchmarks/probe_me_click.py --case gpt2 --clicks 10 --width 1100
+    .venv/bin/python benchmarks/probe_me_click.py --modes open,closed --trace /tmp/click-trace
+
+One JupyterLab page, one explorer in a widget ``--width`` px wide. For each mode (``open``: the app's
+info panel as it starts; ``closed``: its own hide toggle clicked first; ``closed-float``...), the
+same clicks as bench_explore.py (a search result Alt+clicked), each timed from the app's
+``model-explorer-node-selected`` message reaching the page to the status line showing the label the
+kernel sent back. One more click per mode runs under a Chromium trace; the main thread's time in
+that window is split by what ran (the app's script, our bundle, style, layout, paint, GC...).
+Also prints the widths (widget, frame, the graph's canvas, the info panel) before the first click.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import CHROMIUM, CHROMIUM_ARGS, JupyterServer, KernelAccess, open_notebook
+
+BENCHMARKS = Path(__file__).resolve().parent
+SETUP = """import sys, time, torch, torchlens as tl, torchlens_widgets as tlw
+sys.path.insert(0, {benchmarks!r})
+from bench_models import build
+model, x = build({case!r})
+with torch.no_grad():
+    log = tl.trace(model, x)
+clicks = []"""
+CELL = "me = tlw.explore(log{extra})\nme"
+
+RUN_CELL = """i => {
+  const notebook = window.jupyterapp.shell.currentWidget.content;
+  notebook.activeCellIndex = i;
+  return window.jupyterapp.commands.execute('notebook:run-cell');
+}"""
+READY = """() => {
+  const root = document.querySelector('.jp-Notebook .tlw-root');
+  const status = root?.querySelector('.tlw-status');
+  return Boolean(status && status.dataset.state === 'ready' && root.parentElement.dataset.renderedAt);
+}"""
+# Marks the selection message and every status-line change, on the page's clock and in the trace.
+WATCH = """() => {
+  window.__clickAt = []; window.__backAt = [];
+  window.addEventListener('message', (e) => {
+    if (e.data && e.data.cmd === 'model-explorer-node-selected') {
+      window.__clickAt.push(performance.now()); performance.mark('tlw-probe-click');
+    }
+  }, true);
+  const status = document.querySelector('.jp-Notebook .tlw-root .tlw-status');
+  new MutationObserver(() => {
+    window.__backAt.push([performance.now(), status.textContent]); performance.mark('tlw-probe-status');
+  }).observe(status, {childList: true, characterData: true, subtree: true});
+}"""
+BACK_AT = """([label, after]) =>
+  (window.__backAt.find(([at, text]) => at >= after && text.includes('selected ' + label)) || [null])[0]"""
+WIDTHS = """() => {
+  const root = document.querySelector('.jp-Notebook .tlw-root');
+  const frame = root.querySelector('iframe.tlw-frame');
+  const doc = frame.contentDocument;
+  const width = (el) => el ? Math.round(el.getBoundingClientRect().width) : null;
+  return {
+    widget: width(root), frame: width(frame),
+    canvases: [...doc.querySelectorAll('webgl-renderer canvas')].map(width),
+    info_panels: [...doc.querySelectorAll('info-panel')].map(width),
+    inspector: width(root.querySelector('.tlw-inspector')),
+  };
+}"""
+HIDE_INFO_PANELS = """() => {
+  const doc = document.querySelector('.jp-Notebook .tlw-root iframe.tlw-frame').contentDocument;
+  const toggles = [...doc.querySelectorAll('info-panel .hide-toggle')];
+  toggles.forEach((toggle) => toggle.click());
+  return toggles.length;
+}"""
+
+TRACE_CATEGORIES = [
+    "devtools.timeline",
+    "disabled-by-default-devtools.timeline",
+    "v8.execute",
+    "blink.user_timing",
+    "v8",
+]
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def click_targets(kernel: KernelAccess, count: int) -> list[tuple[str, str]]:
+    nodes = "me._source.payload.collection['graphs'][0]['nodes']"
+    labels = kernel.value(
+        f"[a['value'] for n in {nodes}[len({nodes}) // 2:] for a in n['attrs'] "
+        "if a['key'] == 'torchlens_label']"
+    )[:count]
+    ids = [kernel.value(f"me._source.index.id_of_label({label!r})") for label in labels]
+    return [
+        (f'search-bar mat-tree-node[data-id="{i}"] .edge-node', label)
+        for i, label in zip(ids, labels, strict=True)
+    ]
+
+
+def click(page: Any, frame: Any, kernel: KernelAccess, target: str, label: str) -> tuple[float, float]:
+    """One selection: (ms click -> kernel on_select, ms click -> status line with the label)."""
+    before = kernel.value("len(clicks)")
+    after = page.evaluate("performance.now()")
+    frame.locator('search-bar input[placeholder="Search nodes/layers by regex"]').fill(
+        f"^torchlens_label={label}$".replace("(", r"\(").replace(")", r"\)")
+    )
+    result = frame.locator(target).first
+    result.wait_for(timeout=30_000)
+    result.click(modifiers=["Alt"])
+    kernel.wait_for(f"len(clicks) > {before}", True, timeout=30)
+    page.wait_for_function(f"() => ({BACK_AT})([{label!r}, {after}]) !== null", timeout=30_000)
+    clicked = page.evaluate("window.__clickAt[window.__clickAt.length - 1]")
+    back = page.evaluate(BACK_AT, [label, after])
+    # Kernel clock vs page clock: both wall clocks on this machine.
+    offset = page.evaluate("Date.now() - performance.now()")
+    return kernel.value("clicks[-1]") * 1000 - (clicked + offset), back - clicked
+
+
+# ----- the trace -----------------------------------------------------------------------------------
+
+
+def main_threads(events: list[dict[str, Any]]) -> set[tuple[int, int]]:
+    return {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("ph") == "M" and e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"
+    }
+
+
+def script_names(urls: dict[str, str]) -> dict[str, str]:
+    return urls
+
+
+def analyse(events: list[dict[str, Any]], names: dict[str, str]) -> dict[str, Any]:
+    """The main thread between the last click mark and the status mark after it: self time by kind."""
+    marks = sorted(
+        (e["ts"], e["name"], e["pid"], e["tid"])
+        for e in events
+        if e.get("name") in ("tlw-probe-click", "tlw-probe-status")
+        and e.get("ph") in ("R", "I", "n", "b", "e")
+    )
+    clicks = [m for m in marks if m[1] == "tlw-probe-click"]
+    if not clicks:
+        return {"error": "no click mark in the trace"}
+    start = clicks[-1][0]
+    ends = [m for m in marks if m[1] == "tlw-probe-status" and m[0] > start]
+    if not ends:
+        return {"error": "no status mark after the click"}
+    end = ends[-1][0]
+    threads = main_threads(events)
+    spans = [
+        e
+        for e in events
+        if e.get("ph") == "X"
+        and (e["pid"], e["tid"]) in threads
+        and e["ts"] < end
+        and e["ts"] + e.get("dur", 0) > start
+    ]
+    by_thread: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
+    for e in spans:
+        by_thread[(e["pid"], e["tid"])].append(e)
+    report: dict[str, Any] = {"window_ms": (end - start) / 1000, "threads": {}}
+    for thread, items in by_thread.items():
+        items.sort(key=lambda e: (e["ts"], -e.get("dur", 0)))
+        self_time: dict[str, float] = defaultdict(float)
+        stack: list[tuple[dict[str, Any], str]] = []
+        tasks: list[tuple[float, float, str]] = []
+        for e in items:
+            while stack and stack[-1][0]["ts"] + stack[-1][0].get("dur", 0) <= e["ts"]:
+                stack.pop()
+            kind = describe(e, names, stack[-1][1] if stack else "")
+            clipped = max(0, min(e["ts"] + e["dur"], end) - max(e["ts"], start))
+            self_time[kind] += clipped
+            if stack:
+                parent_kind = stack[-1][1]
+                self_time[parent_kind] -= clipped
+            elif e["name"] in ("RunTask", "ThreadControllerImpl::RunTask"):
+                tasks.append((e["ts"], e["dur"], kind))
+            stack.append((e, kind))
+        top = sorted(((v / 1000, k) for k, v in self_time.items() if v > 500), reverse=True)
+        long_tasks = []
+        for ts, dur, _ in tasks:
+            if dur < 10_000:
+                continue
+            inner = sorted(
+                (
+                    (sub["dur"], describe(sub, names, ""))
+                    for sub in items
+                    if sub["ts"] >= ts
+                    and sub["ts"] < ts + dur
+                    and sub is not None
+                    and sub["name"] not in ("RunTask", "ThreadControllerImpl::RunTask")
+                ),
+                reverse=True,
+            )[:3]
+            long_tasks.append(
+                {
+                    "at_ms": round((ts - start) / 1000, 1),
+                    "ms": round(dur / 1000, 1),
+                    "largest": [(round(d / 1000, 1), k) for d, k in inner],
+                }
+            )
+        report["threads"][f"{thread[0]}:{thread[1]}"] = {
+            "busy_ms": round(sum(max(0, min(ts + d, end) - max(ts, start)) for ts, d, _ in tasks) / 1000, 1),
+            "self_ms": [(round(ms, 1), kind) for ms, kind in top[:25]],
+            "long_tasks": long_tasks,
+        }
+    return report
+
+
+def describe(event: dict[str, Any], names: dict[str, str], inherited: str) -> str:
+    name = event["name"]
+    data = event.get("args", {}).get("data", {}) or {}
+    url = data.get("url") or data.get("scriptName") or ""
+    if name in ("FunctionCall", "EvaluateScript", "v8.compile", "v8.callFunction", "v8.run"):
+        if url:
+            return f"script: {names.get(url, short(url))}"
+        return inherited if inherited.startswith("script") else f"script: {name}"
+    if name in (
+        "TimerFire",
+        "FireAnimationFrame",
+        "EventDispatch",
+        "HandlePostMessage",
+        "XHRReadyStateChange",
+    ):
+        return inherited if inherited.startswith("script") else f"{name}"
+    if inherited.startswith("script") and name.startswith(
+        ("V8.", "v8.", "MinorGC", "MajorGC", "ThreadState")
+    ):
+        return f"{inherited} ({'GC' if 'GC' in name else 'v8'})"
+    return name
+
+
+def short(url: str) -> str:
+    return url if len(url) < 80 else url[:40] + "..." + url[-30:]
+
+
+def frame_script_names(page: Any) -> dict[str, str]:
+    return page.evaluate(
+        """() => {
+      const names = {};
+      const doc = document.querySelector('.jp-Notebook .tlw-root iframe.tlw-frame').contentDocument;
+      const scripts = [...doc.querySelectorAll('script[src]')];
+      scripts.forEach((s, i) => { names[s.src] = 'Model Explorer ' + (i ? 'script ' + i : 'first script'); });
+      return names;
+    }"""
+    )
+
+
+# ----- the run -------------------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as root, sync_playwright() as playwright:
+        server = JupyterServer(Path(root))
+        server.start()
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            name = server.write_notebook(
+                "probe.ipynb",
+                [
+                    SETUP.format(benchmarks=str(BENCHMARKS), case=args.case),
+                    CELL.format(extra=args.explore_args),
+                ],
+            )
+            context = browser.new_context(viewport={"width": args.viewport, "height": 1000})
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            open_notebook(page, server, name)
+            kernel = server.kernel_for(name)
+            kernel.run(SETUP.format(benchmarks=str(BENCHMARKS), case=args.case), timeout=1800)
+            log("traced")
+            page.evaluate(RUN_CELL, 1)
+            page.wait_for_function(READY, timeout=300_000)
+            page.wait_for_timeout(1500)
+            root_width = page.evaluate(
+                "document.querySelector('.jp-Notebook .tlw-root').getBoundingClientRect().width"
+            )
+            if args.width and abs(root_width - args.width) > 2:
+                page.set_viewport_size(
+                    {"width": int(args.viewport + args.width - root_width), "height": 1000}
+                )
+                page.wait_for_timeout(2000)
+            kernel.run("me.on_select(lambda record: clicks.append(time.time()))")
+            page.evaluate(WATCH)
+            frame = page.locator(".jp-Notebook .tlw-root iframe.tlw-frame").content_frame
+            targets = click_targets(kernel, args.clicks + 1)
+            names = frame_script_names(page)
+            results: dict[str, Any] = {}
+            for mode in args.modes.split(","):
+                if mode == "closed":
+                    hidden = page.evaluate(HIDE_INFO_PANELS)
+                    log(f"clicked {hidden} hide toggle(s)")
+                    page.wait_for_timeout(1000)
+                widths = page.evaluate(WIDTHS)
+                log(f"{mode}: widths {widths}")
+                to_kernel, round_trip = [], []
+                for target, label in targets[: args.clicks]:  # distinct nodes: each click a new selection
+                    k, r = click(page, frame, kernel, target, label)
+                    to_kernel.append(k)
+                    round_trip.append(r)
+                    page.wait_for_timeout(300)
+                log(f"{mode}: round trips {[round(r) for r in round_trip]}")
+                trace = {}
+                if args.trace:
+                    target, label = targets[-1]
+                    browser.start_tracing(page=page, categories=TRACE_CATEGORIES)
+                    click(page, frame, kernel, target, label)
+                    page.wait_for_timeout(200)
+                    raw = browser.stop_tracing()
+                    Path(f"{args.trace}-{mode}.json").write_bytes(raw)
+                    events = json.loads(raw)
+                    events = events["traceEvents"] if isinstance(events, dict) else events
+                    trace = analyse(events, names)
+                results[mode] = {
+                    "widths": widths,
+                    "click_to_kernel_ms": round(statistics.median(to_kernel), 1),
+                    "click_to_status_ms": round(statistics.median(round_trip), 1),
+                    "click_to_status_samples": [round(r) for r in round_trip],
+                    "trace": trace,
+                }
+            print(json.dumps(results, indent=1))
+            if errors:
+                log(f"console errors: {errors[:5]}")
+            kernel.close()
+            context.close()
+        finally:
+            browser.close()
+            server.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--case", default="gpt2")
+    parser.add_argument("--clicks", type=int, default=10)
+    parser.add_argument("--width", type=int, default=1100, help="widget width to aim at, px")
+    parser.add_argument("--viewport", type=int, default=1400)
+    parser.add_argument("--modes", default="open,closed")
+    parser.add_argument("--trace", default="", help="write a Chromium trace per mode to <this>-<mode>.json")
+    parser.add_argument("--explore-args", default="", help="appended to explore(log...), e.g. ', height=640'")
+    run(parser.parse_args())
+
+
+if __name__ == "__main__":
+    main()
