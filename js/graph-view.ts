@@ -227,10 +227,12 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
       else release(budget); // Netron draws SVG: no WebGL context
     }
     const current = frame!;
-    // Only displayed time counts: nothing can draw into a cell without layout.
+    // Only displayed time counts: nothing can draw into a cell without layout. Model Explorer's frame
+    // runs in a process of its own, which Chromium renders only while it is in the viewport.
+    const offScreenDraws = current.viewer !== "model-explorer";
     const frameMs = await pausableDeadline(
       rendered,
-      () => isDisplayed(view.root),
+      () => isDisplayed(view.root) && (offScreenDraws || budget.visible),
       () => drawTimeout(current),
       RENDER_BUDGET_MS,
     );
