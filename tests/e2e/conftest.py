@@ -141,9 +141,16 @@ class NotebookSession:
         return self.page.page.locator("iframe.tlw-frame").nth(index).content_frame
 
 
-# True once n widgets on the page have finished loading, drawn or failed.
-SETTLED = """n => document.querySelectorAll(
-  ".tlw-status[data-state='ready'], .tlw-status[data-state='error']").length >= n"""
+# True once n widgets on the page have finished loading, drawn or failed. Meanwhile it scrolls to the
+# first widget still loading, as a reader of the notebook would: Chromium renders Model Explorer's
+# out-of-process frame only in the viewport, so an explorer below the fold draws once scrolled to.
+SETTLED = """n => {
+  const done = ".tlw-status[data-state='ready'], .tlw-status[data-state='error']";
+  const loading = [...document.querySelectorAll(".tlw-root")].find(
+    (root) => root.querySelector(".tlw-status[data-state='loading']"));
+  if (loading && document.querySelectorAll(done).length < n) loading.scrollIntoView({ block: "nearest" });
+  return document.querySelectorAll(done).length >= n;
+}"""
 
 
 @contextmanager

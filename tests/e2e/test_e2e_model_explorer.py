@@ -93,9 +93,6 @@ def test_select_from_kernel_moves_the_viewer(session: Session, artifacts: Any) -
 
 def test_second_widget_renders_without_a_second_asset_transfer(session: Session) -> None:
     kernel = session.kernel
-    # Below the first widget, off screen: Chromium renders Model Explorer's out-of-process frame only
-    # in the viewport, so it draws once scrolled to.
-    session.page.page.locator(".tlw-root").nth(1).scroll_into_view_if_needed()
     kernel.wait_ready("w2")
     transfers = session.page.page.evaluate("globalThis.__torchlensWidgetsTransfers")
     assert transfers["requests"] == 1
