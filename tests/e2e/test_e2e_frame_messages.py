@@ -91,7 +91,7 @@ def test_forged_select_commands_from_another_output_change_nothing(session: Sess
     explorer.locator("webgl-renderer canvas").first.wait_for(state="attached", timeout=60_000)
     assert session.forger.evaluate(FORGE, [forged_id, forged]) >= 3  # both viewers and the forger
     # Both frames received the forged commands (their windows heard them) ...
-    explorer.wait_for_function("window.__tlwHeard.includes('model-explorer-select-node-by-node-id')")
+    explorer.wait_for_function("() => window.__tlwHeard.includes('model-explorer-select-node-by-node-id')")
     netron.wait_for_function("window.__tlwHeard.includes('tlw-netron-select')")
     # ... and acted on none. A real selection from the kernel goes through, and is the only one.
     kernel.run("w.select('relu_1_2'); n.select('relu_1_2')")
