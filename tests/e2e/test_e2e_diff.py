@@ -84,6 +84,7 @@ def test_baseline_set_from_the_kernel_recolours_an_open_explorer(session: Sessio
     kernel = session.kernel
     kernel.run("w.baseline = log_a\nw.overlay = 'delta'")
     root = session.root(1)
+    root.scroll_into_view_if_needed()  # Model Explorer's frame redraws only in the viewport
     expect(root.locator(".tlw-status")).to_contain_text("vs ", timeout=60_000)
     expect(root.locator(".tlw-overlay-select")).to_have_value("delta")
     session.page.page.wait_for_function(

@@ -5,7 +5,8 @@ export of both viewers, and the toolbar by keyboard."""
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,11 +79,21 @@ def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
         assert page.console_errors == [], page.console_errors
 
 
-def wait_for_width(session: Session, locator: Any, predicate: str, timeout: float = 30_000) -> float:
-    """Waits until the element's width satisfies ``predicate`` (a JS expression in w) and returns it."""
-    check = f"el => {{ const w = el.getBoundingClientRect().width; return {predicate}; }}"
-    session.p.wait_for_function(check, arg=locator.element_handle(), timeout=timeout)
-    return session.box(locator)["width"]
+def wait_for_width(
+    session: Session, locator: Any, predicate: Callable[[float], bool], timeout: float = 30
+) -> float:
+    """Waits until the element's width on the page satisfies ``predicate`` and returns it.
+
+    Read from Python: the element may be in Model Explorer's frame, an out-of-process frame whose
+    elements the page's own scripts cannot be handed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        width = session.box(locator)["width"]
+        if predicate(width):
+            return width
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the width stayed {width} px")
+        time.sleep(0.1)
 
 
 def test_the_graph_gets_most_of_the_width_in_both_viewers_and_each_diff_pane(
@@ -126,10 +137,10 @@ def test_model_explorer_info_panel_reopens_with_its_own_toggle(session: Session)
     [before] = session.graph_canvases(ME)
     frame.locator("info-panel .hide-toggle").first.click()
     canvas = frame.locator("webgl-renderer canvas.main").first
-    narrower = wait_for_width(session, canvas, f"w < {before['width'] - 100}")
+    narrower = wait_for_width(session, canvas, lambda w: w < before["width"] - 100)
     assert narrower < before["width"]
     frame.locator("info-panel .hide-toggle").first.click()  # closed again, for the tests after this one
-    wait_for_width(session, canvas, f"w > {before['width'] - 2}")
+    wait_for_width(session, canvas, lambda w: w > before["width"] - 2)
 
 
 def test_inspector_folds_to_a_strip_and_the_divider_sets_its_width(session: Session) -> None:
@@ -175,7 +186,7 @@ def test_inspector_folds_to_a_strip_and_the_divider_sets_its_width(session: Sess
 
     # From Python, as a user's next cell would.
     session.kernel.run("me.inspector_width = 300")
-    wait_for_width(session, inspector, "Math.abs(w - 300) < 2")
+    wait_for_width(session, inspector, lambda w: abs(w - 300) < 2)
 
     # The diff folds its row of inspectors; its panes keep their height.
     diff = session.root(DIFF)
@@ -204,27 +215,27 @@ def test_maximize_fills_the_window_and_escape_restores(session: Session, artifac
         arg=[root.element_handle(), viewport["width"], viewport["height"]],
     )
     canvas = session.frame(ME).locator("webgl-renderer canvas.main").first
-    wide = wait_for_width(session, canvas, f"w > {canvas_before['width'] + 50}")
+    wide = wait_for_width(session, canvas, lambda w: w > canvas_before["width"] + 50)
     assert wide > canvas_before["width"]
     root.screenshot(path=str(artifacts / "layout-maximized.png"))
     # Escape restores, wherever the focus is on the page.
     session.p.keyboard.press("Escape")
     session.kernel.wait_for("me.maximized", False)
-    wait_for_width(session, root, f"Math.abs(w - {before['width']}) < 2")
+    wait_for_width(session, root, lambda w: abs(w - before["width"]) < 2)
     after = session.box(root)
     assert abs(after["height"] - before["height"]) < 2
-    wait_for_width(session, canvas, f"Math.abs(w - {canvas_before['width']}) < 2")
+    wait_for_width(session, canvas, lambda w: abs(w - canvas_before["width"]) < 2)
 
     # From Python; Escape inside Netron's (sandboxed) frame restores it too.
     netron = session.root(NETRON)
     netron_before = session.box(netron)
     session.kernel.run("nt.maximize()")
-    wait_for_width(session, netron, f"Math.abs(w - {viewport['width']}) < 2")
+    wait_for_width(session, netron, lambda w: abs(w - viewport["width"]) < 2)
     expect(netron.get_by_role("button", name="Restore the widget size (Escape)")).to_be_visible()
     session.frame(NETRON).locator("#target").focus()  # the keys go to the sandboxed frame now
     session.p.keyboard.press("Escape")
     session.kernel.wait_for("nt.maximized", False)
-    wait_for_width(session, netron, f"Math.abs(w - {netron_before['width']}) < 2")
+    wait_for_width(session, netron, lambda w: abs(w - netron_before["width"]) < 2)
 
 
 def png_size(data: bytes) -> tuple[int, int]:
