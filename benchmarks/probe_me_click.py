@@ -64,24 +64,34 @@ WATCH = """() => {
 }"""
 BACK_AT = """([label, after]) =>
   (window.__backAt.find(([at, text]) => at >= after && text.includes('selected ' + label)) || [null])[0]"""
-WIDTHS = """() => {
+# Read through Playwright's handle on the frame, which works for a sandboxed (opaque-origin) frame too:
+# the page's own scripts cannot reach into that one.
+PAGE_WIDTHS = """() => {
   const root = document.querySelector('.jp-Notebook .tlw-root');
-  const frame = root.querySelector('iframe.tlw-frame');
-  const doc = frame.contentDocument;
   const width = (el) => el ? Math.round(el.getBoundingClientRect().width) : null;
-  return {
-    widget: width(root), frame: width(frame),
-    canvases: [...doc.querySelectorAll('webgl-renderer canvas')].map(width),
-    info_panels: [...doc.querySelectorAll('info-panel')].map(width),
-    inspector: width(root.querySelector('.tlw-inspector')),
-  };
+  return {widget: width(root), frame: width(root.querySelector('iframe.tlw-frame')),
+          inspector: width(root.querySelector('.tlw-inspector'))};
+}"""
+FRAME_WIDTHS = """() => {
+  const width = (el) => Math.round(el.getBoundingClientRect().width);
+  return {canvases: [...document.querySelectorAll('webgl-renderer canvas')].map(width),
+          info_panels: [...document.querySelectorAll('info-panel')].map(width)};
 }"""
 HIDE_INFO_PANELS = """() => {
-  const doc = document.querySelector('.jp-Notebook .tlw-root iframe.tlw-frame').contentDocument;
-  const toggles = [...doc.querySelectorAll('info-panel .hide-toggle')];
+  const toggles = [...document.querySelectorAll('info-panel .hide-toggle')];
   toggles.forEach((toggle) => toggle.click());
   return toggles.length;
 }"""
+
+
+def app_frame(page: Any) -> Any:
+    """The explorer's frame as a Playwright Frame (evaluates in it, whatever its origin)."""
+    return page.locator(".jp-Notebook .tlw-root iframe.tlw-frame").element_handle().content_frame()
+
+
+def widths(page: Any) -> dict[str, Any]:
+    return {**page.evaluate(PAGE_WIDTHS), **app_frame(page).evaluate(FRAME_WIDTHS)}
+
 
 TRACE_CATEGORIES = [
     "devtools.timeline",
@@ -248,11 +258,10 @@ def short(url: str) -> str:
 
 
 def frame_script_names(page: Any) -> dict[str, str]:
-    return page.evaluate(
+    return app_frame(page).evaluate(
         """() => {
       const names = {};
-      const doc = document.querySelector('.jp-Notebook .tlw-root iframe.tlw-frame').contentDocument;
-      const scripts = [...doc.querySelectorAll('script[src]')];
+      const scripts = [...document.querySelectorAll('script[src]')];
       scripts.forEach((s, i) => { names[s.src] = 'Model Explorer ' + (i ? 'script ' + i : 'first script'); });
       return names;
     }"""
@@ -304,11 +313,11 @@ def run(args: argparse.Namespace) -> None:
             results: dict[str, Any] = {}
             for mode in args.modes.split(","):
                 if mode == "closed":
-                    hidden = page.evaluate(HIDE_INFO_PANELS)
+                    hidden = app_frame(page).evaluate(HIDE_INFO_PANELS)
                     log(f"clicked {hidden} hide toggle(s)")
                     page.wait_for_timeout(1000)
-                widths = page.evaluate(WIDTHS)
-                log(f"{mode}: widths {widths}")
+                sizes = widths(page)
+                log(f"{mode}: widths {sizes}")
                 to_kernel, round_trip = [], []
                 for target, label in targets[: args.clicks]:  # distinct nodes: each click a new selection
                     k, r = click(page, frame, kernel, target, label)
@@ -328,7 +337,7 @@ def run(args: argparse.Namespace) -> None:
                     events = events["traceEvents"] if isinstance(events, dict) else events
                     trace = analyse(events, names)
                 results[mode] = {
-                    "widths": widths,
+                    "widths": sizes,
                     "click_to_kernel_ms": round(statistics.median(to_kernel), 1),
                     "click_to_status_ms": round(statistics.median(round_trip), 1),
                     "click_to_status_samples": [round(r) for r in round_trip],
