@@ -227,12 +227,12 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
       else release(budget); // Netron draws SVG: no WebGL context
     }
     const current = frame!;
-    // Only displayed time counts: nothing can draw into a cell without layout. Model Explorer's frame
-    // runs in a process of its own, which Chromium renders only while it is in the viewport.
-    const offScreenDraws = current.viewer !== "model-explorer";
+    // Only time in the viewport counts. Both viewers' frames are sandboxed (cross-origin), and Chromium
+    // runs no animation frame in such a frame while it is off screen: Netron lays out after three of
+    // them, Model Explorer renders in them. A frame below the fold draws once it is scrolled to.
     const frameMs = await pausableDeadline(
       rendered,
-      () => isDisplayed(view.root) && (offScreenDraws || budget.visible),
+      () => isDisplayed(view.root) && budget.visible,
       () => drawTimeout(current),
       RENDER_BUDGET_MS,
     );
