@@ -140,8 +140,8 @@ NOTES = """\
   test); Netron: nodes laid out and the page out of its spinner state.
 - bytes: widget = buffers over the widget channel (gzip); served = HTTP response bodies of the page.
 - click -> browser status: a search result Alt+clicked in Model Explorer (a root-graph box in Netron),
-  until the status line shows the label the kernel sent back. Model Explorer's frame runs on the
-  page's main thread, and its work after a click delays the status line.
+  until the status line shows the label the kernel sent back. Both viewers' frames are sandboxed and
+  run in a process of their own, so their drawing after a click does not hold the page's status line.
 - memory: per widget (its graph answered once, as when displayed), several alive at once, after one
   made and dropped (one-time caches not counted); tracemalloc = Python heap, RSS = resident growth.
 - requests off this machine: none are let out; the served pages' are answered empty in the browser.
