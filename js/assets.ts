@@ -106,21 +106,3 @@ export function getAssets(key: string, viewer: string, channel: KernelChannel): 
     throw error;
   });
 }
-
-/** Blob URLs made from a bundle's files, also once per page (they live as long as the page). */
-const MIME: Record<string, string> = {
-  js: "text/javascript",
-  css: "text/css",
-  png: "image/png",
-  json: "application/json",
-  woff2: "font/woff2",
-  html: "text/html",
-};
-
-export function mimeOf(name: string): string {
-  return MIME[name.split(".").pop() ?? ""] ?? "application/octet-stream";
-}
-
-export function blobUrl(data: Uint8Array | string, type: string): string {
-  return URL.createObjectURL(new Blob([data as BlobPart], { type }));
-}

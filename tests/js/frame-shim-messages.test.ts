@@ -1,20 +1,12 @@
 // @vitest-environment happy-dom
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { clearShimTimersAfterAll } from "./shim-timers";
 
 // The Model Explorer app acts on select commands from any window; inside the widget's frame it must
 // hear only its parent (the notebook page) and itself. Any other frame on the page can reach this one
 // through window.top.frames, so a message from anywhere else never reaches the app's listeners.
 vi.spyOn(window.parent, "postMessage").mockImplementation(() => {});
-const timers: number[] = [];
-const setIntervalInWindow = window.setInterval.bind(window);
-vi.spyOn(window, "setInterval").mockImplementation(((handler: TimerHandler, ms?: number) => {
-  const id = setIntervalInWindow(handler, ms);
-  timers.push(id);
-  return id;
-}) as typeof window.setInterval);
-afterAll(() => {
-  for (const id of timers) window.clearInterval(id);
-});
+clearShimTimersAfterAll();
 // happy-dom gives its window copies of addEventListener/removeEventListener of its own; a browser's
 // window takes them from EventTarget.prototype, where the shim wraps them. As in a browser:
 const ownAdd = window.addEventListener.bind(window);

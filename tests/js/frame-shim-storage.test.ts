@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SHIM_FAILED } from "../../js/model-explorer/protocol";
+import { clearShimTimersAfterAll } from "./shim-timers";
 
 // Before the shim runs, this window behaves as a third-party frame without storage does in Chromium
 // with third-party cookies blocked: reading localStorage or sessionStorage throws a SecurityError.
@@ -17,18 +18,7 @@ vi.spyOn(window.parent, "postMessage").mockImplementation((message: unknown) => 
   posted.push(message as Record<string, unknown>);
 });
 vi.spyOn(console, "error").mockImplementation(() => {}); // the shim wraps it: a quiet test output
-// The shim polls for the drawn canvas; its timers must not outlive this file's environment (a poll that
-// fires after teardown finds no document and fails the run).
-const timers: number[] = [];
-const setIntervalInWindow = window.setInterval.bind(window);
-vi.spyOn(window, "setInterval").mockImplementation(((handler: TimerHandler, ms?: number) => {
-  const id = setIntervalInWindow(handler, ms);
-  timers.push(id);
-  return id;
-}) as typeof window.setInterval);
-afterAll(() => {
-  for (const id of timers) window.clearInterval(id);
-});
+clearShimTimersAfterAll();
 Object.assign(window, { __TLW_ME__: { urls: {}, parentOrigin: "null", query: "", extensions: [] } });
 await import("../../js/model-explorer/frame-shim");
 
