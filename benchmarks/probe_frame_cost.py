@@ -15,14 +15,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import CHROMIUM, CHROMIUM_ARGS, JupyterServer, open_notebook
+from lab_page import RUN_CELL, lab_page
 
 BENCHMARKS = Path(__file__).resolve().parent
 SETUP = """import sys, torch, torchlens as tl, torchlens_widgets as tlw
@@ -32,11 +30,6 @@ model, x = build("gpt2")
 with torch.no_grad():
     log = tl.trace(model, x)"""
 CELL = "tlw.explore(log)"
-RUN_CELL = """i => {
-  const notebook = window.jupyterapp.shell.currentWidget.content;
-  notebook.activeCellIndex = i;
-  return window.jupyterapp.commands.execute("notebook:run-cell");
-}"""
 TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
 
 
@@ -70,37 +63,23 @@ def cpu_at_rest(seconds: float) -> dict[str, float]:
 
 
 def run(args: argparse.Namespace) -> None:
-    from playwright.sync_api import sync_playwright
-
-    with tempfile.TemporaryDirectory() as root, sync_playwright() as playwright:
-        server = JupyterServer(Path(root))
-        server.start()
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            setup = SETUP.format(benchmarks=str(BENCHMARKS))
-            name = server.write_notebook("frame-cost.ipynb", [setup] + [CELL] * args.widgets)
-            page: Any = browser.new_context(viewport={"width": 1400, "height": 900 * args.widgets}).new_page()
-            open_notebook(page, server, name)
-            kernel = server.kernel_for(name)
-            kernel.run(setup, timeout=900)
-            for cell in range(1, args.widgets + 1):
-                page.evaluate(RUN_CELL, cell)
-                page.wait_for_function(
-                    "n => document.querySelectorAll('.tlw-status[data-state=ready]').length >= n",
-                    arg=cell,
-                    timeout=300_000,
-                )
-                render_ms = page.evaluate(
-                    "i => document.querySelectorAll('.tlw-root')[i].parentElement.dataset.renderMs", cell - 1
-                )
-                print(f"widget {cell}: graph in page -> drawn {render_ms} ms")
-            page.wait_for_timeout(3_000)  # the last draw's after-work (the saved picture) is done
-            rest = cpu_at_rest(args.rest)
-            print(f"at rest, {args.rest:g} s, % of one core by Chromium process type: {rest}")
-            kernel.close()
-        finally:
-            browser.close()
-            server.stop()
+    setup = SETUP.format(benchmarks=str(BENCHMARKS))
+    cells = [setup] + [CELL] * args.widgets
+    with lab_page("frame-cost.ipynb", cells, height=900 * args.widgets) as lab:
+        for cell in range(1, args.widgets + 1):
+            lab.page.evaluate(RUN_CELL, cell)
+            lab.page.wait_for_function(
+                "n => document.querySelectorAll('.tlw-status[data-state=ready]').length >= n",
+                arg=cell,
+                timeout=300_000,
+            )
+            render_ms = lab.page.evaluate(
+                "i => document.querySelectorAll('.tlw-root')[i].parentElement.dataset.renderMs", cell - 1
+            )
+            print(f"widget {cell}: graph in page -> drawn {render_ms} ms")
+        lab.page.wait_for_timeout(3_000)  # the last draw's after-work (the saved picture) is done
+        rest = cpu_at_rest(args.rest)
+        print(f"at rest, {args.rest:g} s, % of one core by Chromium process type: {rest}")
 
 
 def main() -> None:

@@ -18,7 +18,6 @@ import argparse
 import json
 import statistics
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -27,7 +26,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import CHROMIUM, CHROMIUM_ARGS, JupyterServer, KernelAccess, open_notebook
+from harness import KernelAccess
+from lab_page import RUN_CELL, lab_page
 
 BENCHMARKS = Path(__file__).resolve().parent
 SETUP = """import sys, time, torch, torchlens as tl, torchlens_widgets as tlw
@@ -39,11 +39,6 @@ with torch.no_grad():
 clicks = []"""
 CELL = "me = tlw.explore(log{extra})\nme"
 
-RUN_CELL = """i => {
-  const notebook = window.jupyterapp.shell.currentWidget.content;
-  notebook.activeCellIndex = i;
-  return window.jupyterapp.commands.execute('notebook:run-cell');
-}"""
 READY = """() => {
   const root = document.querySelector('.jp-Notebook .tlw-root');
   const status = root?.querySelector('.tlw-status');
@@ -272,85 +267,63 @@ def frame_script_names(page: Any) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> None:
-    from playwright.sync_api import sync_playwright
-
-    with tempfile.TemporaryDirectory() as root, sync_playwright() as playwright:
-        server = JupyterServer(Path(root))
-        server.start()
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            name = server.write_notebook(
-                "probe.ipynb",
-                [
-                    SETUP.format(benchmarks=str(BENCHMARKS), case=args.case),
-                    CELL.format(extra=args.explore_args),
-                ],
-            )
-            context = browser.new_context(viewport={"width": args.viewport, "height": 1000})
-            page = context.new_page()
-            errors: list[str] = []
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            open_notebook(page, server, name)
-            kernel = server.kernel_for(name)
-            kernel.run(SETUP.format(benchmarks=str(BENCHMARKS), case=args.case), timeout=1800)
-            log("traced")
-            page.evaluate(RUN_CELL, 1)
-            page.wait_for_function(READY, timeout=300_000)
-            page.wait_for_timeout(1500)
-            root_width = page.evaluate(
-                "document.querySelector('.jp-Notebook .tlw-root').getBoundingClientRect().width"
-            )
-            if args.width and abs(root_width - args.width) > 2:
-                page.set_viewport_size(
-                    {"width": int(args.viewport + args.width - root_width), "height": 1000}
-                )
-                page.wait_for_timeout(2000)
-            kernel.run("me.on_select(lambda record: clicks.append(time.time()))")
-            page.evaluate(WATCH)
-            frame = page.locator(".jp-Notebook .tlw-root iframe.tlw-frame").content_frame
-            targets = click_targets(kernel, args.clicks + 1)
-            names = frame_script_names(page)
-            results: dict[str, Any] = {}
-            for mode in args.modes.split(","):
-                if mode == "closed":
-                    hidden = app_frame(page).evaluate(HIDE_INFO_PANELS)
-                    log(f"clicked {hidden} hide toggle(s)")
-                    page.wait_for_timeout(1000)
-                sizes = widths(page)
-                log(f"{mode}: widths {sizes}")
-                to_kernel, round_trip = [], []
-                for target, label in targets[: args.clicks]:  # distinct nodes: each click a new selection
-                    k, r = click(page, frame, kernel, target, label)
-                    to_kernel.append(k)
-                    round_trip.append(r)
-                    page.wait_for_timeout(300)
-                log(f"{mode}: round trips {[round(r) for r in round_trip]}")
-                trace = {}
-                if args.trace:
-                    target, label = targets[-1]
-                    browser.start_tracing(page=page, categories=TRACE_CATEGORIES)
-                    click(page, frame, kernel, target, label)
-                    page.wait_for_timeout(200)
-                    raw = browser.stop_tracing()
-                    Path(f"{args.trace}-{mode}.json").write_bytes(raw)
-                    events = json.loads(raw)
-                    events = events["traceEvents"] if isinstance(events, dict) else events
-                    trace = analyse(events, names)
-                results[mode] = {
-                    "widths": sizes,
-                    "click_to_kernel_ms": round(statistics.median(to_kernel), 1),
-                    "click_to_status_ms": round(statistics.median(round_trip), 1),
-                    "click_to_status_samples": [round(r) for r in round_trip],
-                    "trace": trace,
-                }
-            print(json.dumps(results, indent=1))
-            if errors:
-                log(f"console errors: {errors[:5]}")
-            kernel.close()
-            context.close()
-        finally:
-            browser.close()
-            server.stop()
+    setup = SETUP.format(benchmarks=str(BENCHMARKS), case=args.case)
+    cells = [setup, CELL.format(extra=args.explore_args)]
+    with lab_page("probe.ipynb", cells, width=args.viewport) as lab:
+        browser, page, kernel = lab.browser, lab.page, lab.kernel
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        log("traced")
+        page.evaluate(RUN_CELL, 1)
+        page.wait_for_function(READY, timeout=300_000)
+        page.wait_for_timeout(1500)
+        root_width = page.evaluate(
+            "document.querySelector('.jp-Notebook .tlw-root').getBoundingClientRect().width"
+        )
+        if args.width and abs(root_width - args.width) > 2:
+            page.set_viewport_size({"width": int(args.viewport + args.width - root_width), "height": 1000})
+            page.wait_for_timeout(2000)
+        kernel.run("me.on_select(lambda record: clicks.append(time.time()))")
+        page.evaluate(WATCH)
+        frame = page.locator(".jp-Notebook .tlw-root iframe.tlw-frame").content_frame
+        targets = click_targets(kernel, args.clicks + 1)
+        names = frame_script_names(page)
+        results: dict[str, Any] = {}
+        for mode in args.modes.split(","):
+            if mode == "closed":
+                hidden = app_frame(page).evaluate(HIDE_INFO_PANELS)
+                log(f"clicked {hidden} hide toggle(s)")
+                page.wait_for_timeout(1000)
+            sizes = widths(page)
+            log(f"{mode}: widths {sizes}")
+            to_kernel, round_trip = [], []
+            for target, label in targets[: args.clicks]:  # distinct nodes: each click a new selection
+                k, r = click(page, frame, kernel, target, label)
+                to_kernel.append(k)
+                round_trip.append(r)
+                page.wait_for_timeout(300)
+            log(f"{mode}: round trips {[round(r) for r in round_trip]}")
+            trace = {}
+            if args.trace:
+                target, label = targets[-1]
+                browser.start_tracing(page=page, categories=TRACE_CATEGORIES)
+                click(page, frame, kernel, target, label)
+                page.wait_for_timeout(200)
+                raw = browser.stop_tracing()
+                Path(f"{args.trace}-{mode}.json").write_bytes(raw)
+                events = json.loads(raw)
+                events = events["traceEvents"] if isinstance(events, dict) else events
+                trace = analyse(events, names)
+            results[mode] = {
+                "widths": sizes,
+                "click_to_kernel_ms": round(statistics.median(to_kernel), 1),
+                "click_to_status_ms": round(statistics.median(round_trip), 1),
+                "click_to_status_samples": [round(r) for r in round_trip],
+                "trace": trace,
+            }
+        print(json.dumps(results, indent=1))
+        if errors:
+            log(f"console errors: {errors[:5]}")
 
 
 def main() -> None:
