@@ -44,7 +44,7 @@ export function rewriteFontFaces(css: string, fontUrls: Record<string, string>):
   return css.replace(/@font-face\s*\{[^}]*\}/g, (rule) => {
     const local = rule.match(/url\(\/?(static_files\/[^)]+)\)/);
     if (!local || !fontUrls[local[1]]) return "";
-    return rule.replace(local[0], `url(${fontUrls[local[1]]})`);
+    return rule.replace(local[0], () => `url(${fontUrls[local[1]]})`);
   });
 }
 
@@ -91,7 +91,8 @@ export function buildDocument(parts: DocumentParts): string {
     .replace(/<link rel="(shortcut )?icon"[^>]*>/g, "")
     .replace(INLINE_STYLE, "");
   if (!html.includes('<base href="/">')) throw new Error('Model Explorer index.html has no <base href="/">: unsupported build');
-  html = html.replace('<base href="/">', head);
+  // A function, not a string: a replacement string reads "$&", "$1"... in the shim's minified code as patterns.
+  html = html.replace('<base href="/">', () => head);
   for (const name of parts.entryNames) {
     const url = escapeRegExp(name);
     const tags = new RegExp(`<script[^>]*\\ssrc="${url}"[^>]*>\\s*</script>|<link[^>]*\\shref="${url}"[^>]*>`, "g");

@@ -52,6 +52,12 @@ describe("buildDocument", () => {
     expect(html).toContain('"parentOrigin":"http://127.0.0.1:8888"');
   });
 
+  it("keeps the shim's code as it is, whatever it contains", () => {
+    // Minified code can read like a replacement pattern ("x===$&&y"): it must land verbatim.
+    const shimSource = "if(t.cmd===$&&ok)$1($`,$');";
+    expect(buildDocument({ ...parts(), shimSource })).toContain(shimSource);
+  });
+
   it("loads nothing by URL: the frame adds the entries and styles from its own blob: URLs", () => {
     for (const name of parts().entryNames) expect(html).not.toContain(name);
     expect(html).not.toContain("<noscript>");
