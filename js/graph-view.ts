@@ -199,7 +199,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     if (!rendered) {
       frame?.dispose();
       frame = null;
-      const created = createViewer(viewer, view.body, bundle, graph, {
+      const created = await createViewer(viewer, view.body, bundle, graph, {
         onSelect,
         onContextLost,
         onNotice: (text) => view.setNotice(text),
@@ -207,6 +207,10 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
           if (model.get("maximized")) setTrait("maximized", false);
         },
       });
+      if (stale()) {
+        created.dispose();
+        return;
+      }
       frame = created;
       rendered = created.rendered;
       // No graph for a frame that booted for it: nothing half-drawn stays (the error box says why).
