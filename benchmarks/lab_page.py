@@ -14,12 +14,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 
 from harness import CHROMIUM, CHROMIUM_ARGS, JupyterServer, KernelAccess, open_notebook
 
+BENCHMARKS = Path(__file__).resolve().parent
+
 # Runs cell i of the open notebook, as Shift+Enter on it would.
 RUN_CELL = """i => {
   const notebook = window.jupyterapp.shell.currentWidget.content;
   notebook.activeCellIndex = i;
   return window.jupyterapp.commands.execute("notebook:run-cell");
 }"""
+
+
+def trace_cell(case: str, *extra_lines: str) -> str:
+    """A notebook cell that imports the package and traces ``case`` of bench_models.py into ``log``
+    (then ``extra_lines``): the probes' first cell."""
+    lines = [
+        "import sys, time, torch, torchlens as tl, torchlens_widgets as tlw",
+        f"sys.path.insert(0, {str(BENCHMARKS)!r})",
+        "from bench_models import build",
+        f"model, x = build({case!r})",
+        "with torch.no_grad():",
+        "    log = tl.trace(model, x)",
+        *extra_lines,
+    ]
+    return "\n".join(lines)
 
 
 @dataclass

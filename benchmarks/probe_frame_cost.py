@@ -20,15 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lab_page import RUN_CELL, lab_page
+from lab_page import RUN_CELL, lab_page, trace_cell
 
-BENCHMARKS = Path(__file__).resolve().parent
-SETUP = """import sys, torch, torchlens as tl, torchlens_widgets as tlw
-sys.path.insert(0, {benchmarks!r})
-from bench_models import build
-model, x = build("gpt2")
-with torch.no_grad():
-    log = tl.trace(model, x)"""
 CELL = "tlw.explore(log)"
 TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
 
@@ -63,7 +56,7 @@ def cpu_at_rest(seconds: float) -> dict[str, float]:
 
 
 def run(args: argparse.Namespace) -> None:
-    setup = SETUP.format(benchmarks=str(BENCHMARKS))
+    setup = trace_cell("gpt2")
     cells = [setup] + [CELL] * args.widgets
     with lab_page("frame-cost.ipynb", cells, height=900 * args.widgets) as lab:
         for cell in range(1, args.widgets + 1):

@@ -17,19 +17,12 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lab_page import RUN_CELL, lab_page
+from lab_page import RUN_CELL, lab_page, trace_cell
 
-BENCHMARKS = Path(__file__).resolve().parent
-SETUP = """import sys, time, torch, torchlens as tl, torchlens_widgets as tlw
-sys.path.insert(0, {benchmarks!r})
-from bench_models import build
-model, x = build({case!r})
-with torch.no_grad():
-    log = tl.trace(model, x)
-spans = []"""
 CELL = "started = time.time()\nw = tlw.explore(log)\nspans.append((started, time.time()))\nw"
 
 # [epoch ms, what] pairs in window.__tlwBoot of the page and of each frame.
@@ -74,10 +67,10 @@ PROBE = r"""(() => {
 DRAWN = "n => document.querySelectorAll('.tlw-status[data-state=ready]').length >= n"
 
 
-def events_of(page: object) -> list[tuple[float, str]]:
+def events_of(page: Any) -> list[tuple[float, str]]:
     """Every event the page and its frames recorded so far, emptied for the next widget."""
     found: list[tuple[float, str]] = []
-    for frame in page.frames:  # type: ignore[attr-defined]
+    for frame in page.frames:
         try:
             found += [
                 (at, what)
@@ -89,7 +82,7 @@ def events_of(page: object) -> list[tuple[float, str]]:
 
 
 def run(args: argparse.Namespace) -> None:
-    setup = SETUP.format(benchmarks=str(BENCHMARKS), case=args.case)
+    setup = trace_cell(args.case, "spans = []")
     with lab_page("boot.ipynb", [setup] + [CELL] * args.widgets, height=900 * args.widgets) as lab:
         lab.page.context.add_init_script(PROBE)
         lab.page.reload()  # the probe runs from the page's first script on

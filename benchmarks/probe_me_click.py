@@ -27,16 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import KernelAccess
-from lab_page import RUN_CELL, lab_page
+from lab_page import RUN_CELL, lab_page, trace_cell
 
-BENCHMARKS = Path(__file__).resolve().parent
-SETUP = """import sys, time, torch, torchlens as tl, torchlens_widgets as tlw
-sys.path.insert(0, {benchmarks!r})
-from bench_models import build
-model, x = build({case!r})
-with torch.no_grad():
-    log = tl.trace(model, x)
-clicks = []"""
 CELL = "me = tlw.explore(log{extra})\nme"
 
 READY = """() => {
@@ -267,7 +259,7 @@ def frame_script_names(page: Any) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> None:
-    setup = SETUP.format(benchmarks=str(BENCHMARKS), case=args.case)
+    setup = trace_cell(args.case, "clicks = []")
     cells = [setup, CELL.format(extra=args.explore_args)]
     with lab_page("probe.ipynb", cells, width=args.viewport) as lab:
         browser, page, kernel = lab.browser, lab.page, lab.kernel
