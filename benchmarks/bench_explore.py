@@ -8,7 +8,8 @@ Cases (benchmarks/bench_models.py; transformers models from configs, random weig
 downloaded): GPT-2 small, BERT base, ViT base, GPT-2 with 48 layers (64 wide), a synthetic
 10,000-op trace. For each, in a kernel of its own:
 
-  - Python: explore() against the bare torchlens export it wraps (both viewers), best of 3;
+  - Python: explore() and its first graph reply (where it exports) against the bare torchlens
+    export it wraps (both viewers), best of 3;
   - cell execution -> graph rendered inline (first widget on a fresh page, where the viewer's assets
     cross the widget channel, and a later one), against the same graph in the same viewer served by
     its own package (Model Explorer's server from ai-edge-model-explorer, netron.serve) and opened in
@@ -157,10 +158,10 @@ NOTES = """\
 ROWS: list[tuple[str, str, str]] = [
     ("nodes_me", "nodes: Model Explorer execution graph", "n"),
     ("nodes_netron", "nodes: Netron, module granularity", "n"),
-    ("py_me", "Python: explore(log), ms", "ms"),
+    ("py_me", "Python: explore(log) + first graph reply, ms", "ms"),
     ("py_me_export", "Python: tl.export.to_model_explorer_dict, ms", "ms"),
     ("py_me_ratio", "  ratio explore / export", "x"),
-    ("py_netron", "Python: explore(log, viewer='netron'), ms", "ms"),
+    ("py_netron", "Python: explore(log, viewer='netron') + graph reply, ms", "ms"),
     ("py_netron_export", "Python: tl.export.netron(path), ms", "ms"),
     ("py_netron_ratio", "  ratio explore / export", "x"),
     ("me_first", "ME inline: cell -> rendered, first widget, ms", "ms"),

@@ -41,8 +41,9 @@ def shown(widget: Any) -> Any:
 
 
 def explored(log: Any, **options: Any) -> None:
-    """One explore() call, its widget closed so the kernel's widget registry does not keep it."""
-    tlw.explore(log, **options).close()
+    """One explore() call and its first graph reply (torchlens exports then, when the view asks),
+    its widget closed so the kernel's widget registry does not keep it."""
+    shown(tlw.explore(log, **options)).close()
 
 
 def _rss() -> int:

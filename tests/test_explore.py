@@ -37,6 +37,9 @@ def test_payload_is_torchlens_own_export(tiny_log):
     assert [g["id"] for g in got["graphs"]] == [g["id"] for g in expected["graphs"]]
     assert [n["id"] for n in graph_nodes(widget)] == [n["id"] for n in expected["graphs"][0]["nodes"]]
     sizes = {g["id"]: len(g["nodes"]) for g in expected["graphs"]}
+    assert widget._graph_info == {}  # known once the graph is asked for
+    widget._channel._send = lambda content, buffers=None: None
+    widget._channel.receive({"type": "request", "id": 1, "method": "graph", "params": {}})
     assert widget._graph_info == {"label": got["label"], "graphs": sizes}
     assert sizes["00-execution"] == 5  # input, linear, relu, linear, output
 
@@ -172,12 +175,39 @@ def test_invalid_payload_is_refused_with_the_failure_rows(tiny_log, monkeypatch)
         return collection
 
     monkeypatch.setattr(tl.export, "to_model_explorer_dict", broken)
-    with pytest.raises(tlw.PayloadValidationError) as caught:
-        tlw.explore(tiny_log)
+    widget = tlw.explore(tiny_log)  # exports when the view asks for the graph
+    sent = []
+    widget._channel._send = lambda content, buffers=None: sent.append(content)
+    widget._channel.receive({"type": "request", "id": 1, "method": "graph", "params": {}})
+    ((reply,),) = [sent]
+    # The widget's error box shows it, and no graph is drawn.
+    assert reply["ok"] is False and reply["error"].startswith("PayloadValidationError: ")
+    assert "model_explorer_edge_unresolved" in reply["error"] and widget._graph_info == {}
+    with pytest.raises(tlw.PayloadValidationError) as caught:  # and a Python call that needs it raises
+        widget.select("linear_1_1:1")
     message = str(caught.value)
     assert "model_explorer_duplicate_node_id" in message
     assert "model_explorer_edge_unresolved" in message and "ghost" in message
     assert len(caught.value.rows) == 2
+
+
+def test_explore_returns_before_torchlens_exports(tiny_log, monkeypatch):
+    # The view's frame boots while the kernel exports: explore() itself does not export.
+    calls = []
+    real = tl.export.to_model_explorer_dict
+
+    def counted(log, **options):
+        calls.append(1)
+        return real(log, **options)
+
+    monkeypatch.setattr(tl.export, "to_model_explorer_dict", counted)
+    widget = tlw.explore(tiny_log)
+    repr(widget)  # a notebook asks for it at every display
+    assert calls == []
+    widget._channel._send = lambda content, buffers=None: None
+    for request_id in (1, 2):  # a second view's request reuses the export
+        widget._channel.receive({"type": "request", "id": request_id, "method": "graph", "params": {}})
+    assert calls == [1] and "5 nodes in model-explorer" in repr(widget)
 
 
 def test_unsupported_viewer_version_names_installed_and_supported(tiny_log, monkeypatch):

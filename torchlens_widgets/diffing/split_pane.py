@@ -108,8 +108,8 @@ class DiffPayload:
     def wire(self) -> dict[str, bytes]:
         """gzip JSON of each piece the frontend needs (two collections, two node-data files)."""
         return {
-            "a": self.a.wire(),
-            "b": self.b.wire(),
+            "a": self.a.wire,
+            "b": self.b.wire,
             "node_data_a": gzip_json(self.node_data_a),
             "node_data_b": gzip_json(self.node_data_b),
         }

@@ -109,8 +109,9 @@ class ModelExplorerPayload:
     def graph_sizes(self) -> dict[str, int]:
         return {str(graph["id"]): len(graph.get("nodes", ())) for graph in self.collection["graphs"]}
 
+    @functools.cached_property
     def wire(self) -> bytes:
-        """The collection as gzip-compressed JSON (what the frontend receives)."""
+        """The collection as gzip-compressed JSON (what the frontend receives; made once)."""
         return gzip_json(self.collection)
 
 
@@ -264,10 +265,24 @@ class ModelExplorerSource:
     def __init__(self, log: Any, privacy_profile: str = "local") -> None:
         self._log = log
         model_explorer_assets()  # missing or unsupported assets fail here, before anything is drawn
-        self.payload: ModelExplorerPayload = model_explorer_payload(log, privacy_profile=privacy_profile)
-        self.index = self.payload.index
+        self._privacy_profile = privacy_profile
         self.baseline: BaselineFacts | None = None
         self._annotated: tuple[BaselineFacts, bytes] | None = None
+
+    # Exported on first use (the first view's graph request, or a Python call that needs a node id):
+    # explore() returns at once, so the view's frame boots while torchlens exports.
+    @functools.cached_property
+    def payload(self) -> ModelExplorerPayload:
+        return model_explorer_payload(self._log, privacy_profile=self._privacy_profile)
+
+    @property
+    def index(self) -> NodeIndex:
+        return self.payload.index
+
+    @property
+    def exported(self) -> bool:
+        """Whether torchlens' export has run (what the graph's size is known from)."""
+        return "payload" in self.__dict__
 
     def assets(self) -> AssetBundle:
         return model_explorer_assets()
@@ -284,7 +299,7 @@ class ModelExplorerSource:
     def _wire(self) -> bytes:
         """The collection as sent: with the baseline's diff attributes on its nodes when one is set."""
         if self.baseline is None:
-            return self.payload.wire()
+            return self.payload.wire
         if self._annotated is None or self._annotated[0] is not self.baseline:
             collection = self.baseline.annotate(self.payload.collection)  # validated strict
             self._annotated = (self.baseline, gzip_json(collection))

@@ -353,9 +353,23 @@ class NetronSource:
         self.granularity = check_granularity(granularity)
         self._log = require_trace(log)
         netron_assets()  # missing or unsupported assets fail here, before anything is drawn
-        self.artifact = netron_artifact(log, self.granularity, privacy_profile, depth, show_buffers)
-        self.index = self.artifact.index
+        self._options = (privacy_profile, depth, show_buffers)
         self.baseline: BaselineFacts | None = None
+
+    # Exported on first use (the first view's graph request, or a Python call that needs a node
+    # name): explore() returns at once, so the view's frame boots while torchlens exports.
+    @functools.cached_property
+    def artifact(self) -> NetronArtifact:
+        return netron_artifact(self._log, self.granularity, *self._options)
+
+    @property
+    def index(self) -> NetronNodeIndex:
+        return self.artifact.index
+
+    @property
+    def exported(self) -> bool:
+        """Whether torchlens' export has run (what the graph's size is known from)."""
+        return "artifact" in self.__dict__
 
     def assets(self) -> AssetBundle:
         return netron_assets()

@@ -100,9 +100,11 @@ class ViewerWidget(BrowserState):
     def __repr__(self) -> str:
         # Also the text a notebook shows where no widget can be drawn (nbconvert without saved widget
         # state, a viewer without Jupyter): what it is, and how to see it.
-        nodes = next(iter((self._graph_info.get("graphs") or {}).values()), 0)
+        # Never exports: a notebook asks for the repr each time it displays the widget.
+        graphs = self._graph_info.get("graphs") or {}
+        size = f"{next(iter(graphs.values())):,} nodes " if graphs else ""
         return (
-            f"<{type(self).__name__} of {self._subject()}: {nodes:,} nodes in {self.viewer}; "
+            f"<{type(self).__name__} of {self._subject()}: {size}in {self.viewer}; "
             "a live widget, drawn by a running kernel>"
         )
 

@@ -320,6 +320,7 @@ class Explorer(ViewerWidget):
         state = {name: getattr(self, name) for name in _SAVED_TRAITS}
         # No kernel to answer questions; the page draws the live graph, no picture of it is needed.
         state.update(status="", error="", notice="", _debug_questions=[], _picture="")
+        info = state["_graph_info"] = self._source.info()  # exports here if no view has asked yet
         names = list(dict.fromkeys(["", self.overlay, *self._overlay_choices]))
         labels = self._source.index.labels_by_id()
         nodes = len(set(labels.values())) if inspector else 0
@@ -341,7 +342,7 @@ class Explorer(ViewerWidget):
             report = write_page(
                 target,
                 bundle=bundle,
-                title=f"{self._graph_info.get('label') or 'model'} in {self.viewer}",
+                title=f"{info.get('label') or 'model'} in {self.viewer}",
                 state=state,
                 assets=self._source.assets().reply(),
                 graphs=graphs,
@@ -568,8 +569,10 @@ class Explorer(ViewerWidget):
             self._run_callbacks(self._callbacks, self.selected)
 
     def _source_traits(self) -> dict[str, Any]:
-        """What a view needs to know to ask for the current viewer's assets and graph."""
-        return {"_asset_key": self._source.assets().key, "_graph_info": self._source.info()}
+        """What a view needs to know to ask for the current viewer's assets and graph. The graph's
+        size is known once torchlens has exported it ({} until then: the graph reply sets it)."""
+        info = self._source.info() if self._source.exported else {}
+        return {"_asset_key": self._source.assets().key, "_graph_info": info}
 
     def _publish_source(self) -> None:
         for name, value in self._source_traits().items():
@@ -582,7 +585,9 @@ class Explorer(ViewerWidget):
         return [source.assets() for source in self._sources.values()]
 
     def _answer_graph(self, params: GraphParams) -> Reply[GraphResult]:
-        return self._source.graph(self._overlay, self._highlight_nodes)
+        reply = self._source.graph(self._overlay, self._highlight_nodes)  # the export, on first use
+        self._graph_info = self._source.info()  # synced before the reply: the view counts its nodes
+        return reply
 
     def _answer_debug(self, params: DebugParams) -> Reply[DebugResult]:
         """A toolbar or inspector button: the same work as the Python call, and its status line."""
