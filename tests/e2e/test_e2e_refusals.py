@@ -41,7 +41,10 @@ w""",
 ]
 
 # Sets state on the widget's model in the page, as a view does (model.set + save_changes): the model
-# is found through the rendered output's widget manager.
+# is found through the rendered output's widget manager. It sets once no update of the model is in
+# flight: ipywidgets holds an update back while an earlier one awaits the kernel and merges later
+# changes into it, so the viewer's late report of the selection could overwrite the value before it
+# is sent (the view's picture of the graph is such an earlier update).
 SET_FROM_PAGE = """async ([modelId, state]) => {
   const seen = new Set();
   const find = (widget) => {
@@ -56,6 +59,7 @@ SET_FROM_PAGE = """async ([modelId, state]) => {
   };
   const renderer = find(window.jupyterapp.shell.currentWidget);
   const model = await (await renderer._manager.promise).get_model(modelId);
+  while (model._pending_msgs > 0) await new Promise((resolve) => setTimeout(resolve, 20));
   for (const [key, value] of Object.entries(state)) model.set(key, value);
   model.save_changes();
   return model.get("selected_node");
@@ -64,6 +68,7 @@ SET_FROM_PAGE = """async ([modelId, state]) => {
 READ_FROM_PAGE = SET_FROM_PAGE.replace(
     "for (const [key, value] of Object.entries(state)) model.set(key, value);\n  model.save_changes();\n", ""
 )
+assert READ_FROM_PAGE != SET_FROM_PAGE
 
 
 @pytest.fixture(scope="module")
