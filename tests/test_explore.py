@@ -23,6 +23,15 @@ def attr(node, key):
     return next((a["value"] for a in node["attrs"] if a["key"] == key), None)
 
 
+def ask_graph(widget, request_id=1):
+    """The reply to a view's graph request (as the channel sends it), its buffers dropped."""
+    sent = []
+    widget._channel._send = lambda content, buffers=None: sent.append(content)
+    widget._channel.receive({"type": "request", "id": request_id, "method": "graph", "params": {}})
+    (reply,) = sent
+    return reply
+
+
 def test_tl_widgets_is_this_package(tiny_log):
     assert tl.widgets is tlw
     widget = tl.widgets.explore(tiny_log)
@@ -38,8 +47,7 @@ def test_payload_is_torchlens_own_export(tiny_log):
     assert [n["id"] for n in graph_nodes(widget)] == [n["id"] for n in expected["graphs"][0]["nodes"]]
     sizes = {g["id"]: len(g["nodes"]) for g in expected["graphs"]}
     assert widget._graph_info == {}  # known once the graph is asked for
-    widget._channel._send = lambda content, buffers=None: None
-    widget._channel.receive({"type": "request", "id": 1, "method": "graph", "params": {}})
+    ask_graph(widget)
     assert widget._graph_info == {"label": got["label"], "graphs": sizes}
     assert sizes["00-execution"] == 5  # input, linear, relu, linear, output
 
@@ -176,10 +184,7 @@ def test_invalid_payload_is_refused_with_the_failure_rows(tiny_log, monkeypatch)
 
     monkeypatch.setattr(tl.export, "to_model_explorer_dict", broken)
     widget = tlw.explore(tiny_log)  # exports when the view asks for the graph
-    sent = []
-    widget._channel._send = lambda content, buffers=None: sent.append(content)
-    widget._channel.receive({"type": "request", "id": 1, "method": "graph", "params": {}})
-    ((reply,),) = [sent]
+    reply = ask_graph(widget)
     # The widget's error box shows it, and no graph is drawn.
     assert reply["ok"] is False and reply["error"].startswith("PayloadValidationError: ")
     assert "model_explorer_edge_unresolved" in reply["error"] and widget._graph_info == {}
@@ -204,9 +209,8 @@ def test_explore_returns_before_torchlens_exports(tiny_log, monkeypatch):
     widget = tlw.explore(tiny_log)
     repr(widget)  # a notebook asks for it at every display
     assert calls == []
-    widget._channel._send = lambda content, buffers=None: None
     for request_id in (1, 2):  # a second view's request reuses the export
-        widget._channel.receive({"type": "request", "id": request_id, "method": "graph", "params": {}})
+        ask_graph(widget, request_id)
     assert calls == [1] and "5 nodes in model-explorer" in repr(widget)
 
 

@@ -357,7 +357,7 @@ class NetronSource:
         self.baseline: BaselineFacts | None = None
 
     # Exported on first use (the first view's graph request, or a Python call that needs a node
-    # name): explore() returns at once, so the view's frame boots while torchlens exports.
+    # name): explore() returns at once, so Netron's frame boots while torchlens exports.
     @functools.cached_property
     def artifact(self) -> NetronArtifact:
         return netron_artifact(self._log, self.granularity, *self._options)
