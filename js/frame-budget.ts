@@ -30,7 +30,10 @@ function liveEntries(): Set<BudgetEntry> {
   return holder.__torchlensWidgetsLiveFrames;
 }
 
-/** Counts `entry` as holding a live frame; pauses the longest-hidden others while over the limit. */
+/**
+ * Counts `entry` as holding a live frame; pauses the longest-hidden others while over the limit, or
+ * `entry` itself if it is off screen and every other is on screen.
+ */
 export function admit(entry: BudgetEntry, limit = CONTEXT_LIMIT, live = liveEntries()): void {
   live.add(entry);
   while (contextsIn(live) > limit) {
@@ -39,9 +42,14 @@ export function admit(entry: BudgetEntry, limit = CONTEXT_LIMIT, live = liveEntr
       if (other === entry || other.visible) continue;
       if (!victim || other.lastVisible < victim.lastVisible) victim = other; // ties: the first admitted
     }
-    if (!victim) return; // everything live is on screen: nothing can be paused without a visible gap
+    // Every other live explorer is on screen: one off screen pauses itself (it draws when scrolled to;
+    // a draw begun on screen can end after the user scrolled on). One on screen goes over the limit
+    // rather than blank a visible explorer.
+    if (!victim && !entry.visible) victim = entry;
+    if (!victim) return;
     live.delete(victim);
     victim.suspend();
+    if (victim === entry) return;
   }
 }
 
@@ -52,11 +60,13 @@ export function release(entry: BudgetEntry, live = liveEntries()): void {
 
 /**
  * Keeps `entry.visible` and `entry.lastVisible` current for `el`, and calls `onShown` each time `el`
- * comes into view (where a paused explorer redraws). Returns the function that stops watching.
+ * comes into view (where a paused explorer redraws) and `onFirstReport` once, when `entry.visible` is
+ * known (until then it is only a guess). Returns the function that stops watching.
  */
-export function trackVisibility(el: Element, entry: BudgetEntry, onShown: () => void): () => void {
+export function trackVisibility(el: Element, entry: BudgetEntry, onShown: () => void, onFirstReport = () => {}): () => void {
   const observer = new IntersectionObserver((changes) => {
     entry.visible = changes[changes.length - 1].isIntersecting;
+    onFirstReport();
     if (!entry.visible) return;
     entry.lastVisible = performance.now();
     onShown();

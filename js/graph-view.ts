@@ -199,7 +199,8 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     if (!rendered) {
       frame?.dispose();
       frame = null;
-      const created = await createViewer(viewer, view.body, bundle, graph, {
+      if (viewer === "model-explorer" && !(await readyToBoot(graph))) return;
+      const created = createViewer(viewer, view.body, bundle, graph, {
         onSelect,
         onContextLost,
         onNotice: (text) => view.setNotice(text),
@@ -207,10 +208,6 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
           if (model.get("maximized")) setTrait("maximized", false);
         },
       });
-      if (stale()) {
-        created.dispose();
-        return;
-      }
       frame = created;
       rendered = created.rendered;
       // No graph for a frame that booted for it: nothing half-drawn stays (the error box says why).
@@ -223,8 +220,9 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
       view.setImageFormats(created.imageFormats);
       view.showPlaceholder("");
       if (created.viewer === "model-explorer")
-        admit(budget); // may pause a long-hidden explorer
+        admit(budget); // may pause a long-hidden explorer, or this one (then the draw is stale)
       else release(budget); // Netron draws SVG: no WebGL context
+      if (stale()) return;
     }
     const current = frame!;
     // Only time in the viewport counts. Both viewers' frames are sandboxed (cross-origin), and Chromium
@@ -330,11 +328,39 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
       "Paused: the browser dropped this view's WebGL context (too many on the page, or a GPU reset). It redraws when it is on screen again.",
     );
   }
-  const stopTracking = trackVisibility(view.root, budget, () => {
-    if (!paused || lost || disposed) return;
-    paused = false;
-    void show();
+  let visibilityReported!: () => void;
+  const visibilityKnown = new Promise<void>((resolve) => {
+    visibilityReported = resolve;
   });
+  const stopTracking = trackVisibility(
+    view.root,
+    budget,
+    () => {
+      if (!paused || lost || disposed) return;
+      paused = false;
+      void show();
+    },
+    visibilityReported,
+  );
+  /**
+   * Waits until a new Model Explorer frame may start; false if the draw went stale meanwhile. On
+   * screen it starts at once and boots during the kernel's export. Off screen it waits for the graph
+   * (it cannot draw there anyway): a notebook of many explorers does not boot them all at once, and
+   * the WebGL budget admits frames knowing which views are on screen.
+   */
+  async function readyToBoot(graph: Promise<unknown>): Promise<boolean> {
+    const mine = generation;
+    const landed = graph.then(
+      () => undefined,
+      () => undefined,
+    );
+    await Promise.race([visibilityKnown, landed]);
+    // The visibility of every view as of now: a scroll's intersection reports arrive a rendering step
+    // after it, and the budget chooses which explorers to pause by them.
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    if (!budget.visible) await landed;
+    return !disposed && mine === generation;
+  }
   const onSelectedNode = () => {
     frame?.select(model.get("selected_node"));
     picture.soon();

@@ -3,7 +3,7 @@ import type { AssetBundle } from "./assets";
 import { gunzip, gunzipText } from "./bytes";
 import type { Graph } from "./draw-inputs";
 import type { FrameBridge } from "./frame-bridge";
-import { ModelExplorerFrame } from "./model-explorer/bridge";
+import { ModelExplorerFrame, type ModelExplorerGraph } from "./model-explorer/bridge";
 import { NetronFrame } from "./netron/bridge";
 import { checkExport, saveFile } from "./netron/export";
 import type { GraphReply, NetronGraphReply, Viewer } from "./protocol";
@@ -96,17 +96,17 @@ function expect<K extends GraphReply["kind"]>(reply: GraphReply, ...kinds: K[]):
 }
 
 /**
- * A frame for `viewer` showing `graph`. Netron's frame starts at once and boots while the graph is on
- * its way (its opens queue until it is up); Model Explorer's app reads its start query (the panes'
- * labels and graph ids, from the graph) as it boots, so its frame starts when the graph is here.
+ * A frame for `viewer` showing `graph`. Either viewer's frame starts at once and boots while the graph
+ * is on its way: Netron's opens queue until it is up; Model Explorer's app compiles meanwhile and
+ * starts with its start query (the panes' labels and graph ids, from the graph) when the graph lands.
  */
-export async function createViewer(
+export function createViewer(
   viewer: Viewer,
   container: HTMLElement,
   bundle: AssetBundle,
   pendingGraph: Promise<Graph>,
   { onSelect, onContextLost, onNotice, onEscape }: ViewerEvents,
-): Promise<ViewerFrame> {
+): ViewerFrame {
   if (viewer === "netron") {
     const files = pendingGraph.then(async (graph) => {
       const reply = expect(graph.reply, "netron");
@@ -133,39 +133,44 @@ export async function createViewer(
       (names) => frame.setHighlight(names),
     );
   }
-  const graph = await pendingGraph;
-  const reply = expect(graph.reply, "model-explorer", "model-explorer-diff");
-  const texts = await Promise.all(graph.buffers.map((buffer) => gunzipText(buffer)));
-  // A fresh frame for a new graph keeps the app's view state consistent with the new collection.
-  const fresh = () => null;
-  if (reply.kind === "model-explorer-diff") {
-    const count = reply.panes.length;
-    const panes = reply.panes.map((pane, i) => ({ label: pane.label, graphJson: texts[i] }));
-    const nodeData = reply.paneNodeData.map((data, i) => ({ name: data.name, pane: data.pane, json: texts[count + i] }));
-    const frame = new ModelExplorerFrame(container, { bundle, panes, nodeData, onSelect, onContextLost, onEscape });
-    return viewerFrame(viewer, frame, fresh, modelExplorerRoom(frame, reply.label || "diff"));
-  }
-  const [graphJson, nodeDataJson] = texts;
-  const nodeData = reply.nodeData && nodeDataJson ? [{ name: reply.nodeData.name, json: nodeDataJson, pane: 0 }] : [];
-  const frame = new ModelExplorerFrame(container, {
-    bundle,
-    panes: [{ label: reply.label || "graph", graphJson }],
-    nodeData,
-    onSelect,
-    onContextLost,
-    onEscape,
+  // Both viewers' frames boot while the graph is on its way.
+  let label = "graph";
+  const graph = pendingGraph.then(async ({ reply: anyReply, buffers }): Promise<ModelExplorerGraph> => {
+    const reply = expect(anyReply, "model-explorer", "model-explorer-diff");
+    const texts = await Promise.all(buffers.map((buffer) => gunzipText(buffer)));
+    if (reply.kind === "model-explorer-diff") {
+      label = reply.label || "diff";
+      const count = reply.panes.length;
+      return {
+        panes: reply.panes.map((pane, i) => ({ label: pane.label, graphJson: texts[i] })),
+        nodeData: reply.paneNodeData.map((data, i) => ({ name: data.name, pane: data.pane, json: texts[count + i] })),
+      };
+    }
+    label = reply.label || "graph";
+    const [graphJson, nodeDataJson] = texts;
+    return {
+      panes: [{ label, graphJson }],
+      nodeData: reply.nodeData && nodeDataJson ? [{ name: reply.nodeData.name, json: nodeDataJson, pane: 0 }] : [],
+    };
   });
-  return viewerFrame(viewer, frame, fresh, modelExplorerRoom(frame, reply.label || "graph"));
+  const frame = new ModelExplorerFrame(container, { bundle, graph, onSelect, onContextLost, onEscape });
+  // A fresh frame for a new graph keeps the app's view state consistent with the new collection.
+  return viewerFrame(
+    viewer,
+    frame,
+    () => null,
+    modelExplorerRoom(frame, () => label),
+  );
 }
 
 /** Model Explorer's image is a PNG of its graph canvas, made in the frame and downloaded by this page. */
-function modelExplorerRoom(frame: ModelExplorerFrame, name: string): FrameRoom {
+function modelExplorerRoom(frame: ModelExplorerFrame, name: () => string): FrameRoom {
   return {
     imageFormats: ["png"],
     async saveImage() {
       const blob = await frame.image();
       // The user clicked this page's own button: the same checks as a Netron export, with that gesture.
-      const verdict = checkExport({ file: `${name}.png`, blob }, true);
+      const verdict = checkExport({ file: `${name()}.png`, blob }, true);
       if (!verdict.ok) throw new Error(verdict.reason);
       saveFile(verdict, blob);
     },

@@ -1,6 +1,10 @@
 // Runs Google's Model Explorer web app (from the installed Python package, delivered by the kernel)
 // in a sandboxed srcdoc frame inside the cell, and speaks its postMessage protocol.
 //
+// The frame starts as soon as the widget knows it shows Model Explorer: it receives the app's files
+// and compiles its scripts while the kernel is still sending the graph, and the app starts (with its
+// start query, which names the graph's panes) when the graph lands.
+//
 // Isolation: the frame has sandbox="allow-scripts" and so an opaque origin. Chromium runs such a frame
 // in a process of its own, so the app's WebGL frames (seconds each in software rendering) do not
 // block the notebook page's main thread. The frame cannot load the page's blob: URLs: it asks for the
@@ -24,6 +28,7 @@ import {
   SHIM_FETCH_REPLY,
   SHIM_HELLO,
   SHIM_RENDERED,
+  SHIM_START,
   type ShimBootMessage,
   type ShimFetchRequest,
 } from "./protocol";
@@ -71,11 +76,16 @@ export interface NodeDataFile {
   pane: number;
 }
 
+/** What one frame shows: one pane, or two side by side with navigation synced by node id. */
+export interface ModelExplorerGraph {
+  panes: PaneGraph[];
+  nodeData: NodeDataFile[];
+}
+
 export interface ModelExplorerFrameOptions {
   bundle: AssetBundle;
-  /** One pane, or two side by side with navigation synced by node id. */
-  panes: PaneGraph[];
-  nodeData?: NodeDataFile[];
+  /** Still on its way from the kernel when the frame starts; a failure fails `rendered`. */
+  graph: Promise<ModelExplorerGraph>;
   onSelect: (nodeId: string) => void;
   /** A WebGL context of a canvas on screen was lost: the graph is blank until the frame is redrawn. */
   onContextLost?: () => void;
@@ -139,6 +149,8 @@ export class ModelExplorerFrame extends FrameBridge {
   private resolveRendered!: (ms: number) => void;
   private rejectRendered!: (error: Error) => void;
   private readonly boot: ShimBootMessage;
+  /** The graph, once it has landed (the app asks for it only after its start query). */
+  private graph: ModelExplorerGraph | null = null;
 
   constructor(
     container: HTMLElement,
@@ -150,6 +162,13 @@ export class ModelExplorerFrame extends FrameBridge {
       this.resolveRendered = resolve;
       this.rejectRendered = reject;
     });
+    this.rendered.catch(() => undefined); // a failure is reported to whoever awaits it, not as unhandled
+    options.graph.then(
+      (graph) => {
+        this.graph = graph;
+      },
+      (error: unknown) => this.rejectRendered(error instanceof Error ? error : new Error(String(error))),
+    );
     const app = prepare(options.bundle);
     this.boot = app.boot;
     const html = buildDocument({
@@ -160,7 +179,7 @@ export class ModelExplorerFrame extends FrameBridge {
         urls: {},
         parentOrigin: window.origin,
         extensions: [JSON_ADAPTER],
-        query: encodeQuery(startQuery(options.panes, options.nodeData)),
+        query: "", // sent when the graph lands (SHIM_START)
         infoPanelClosed: options.infoPanelClosed ?? true,
       },
     });
@@ -184,8 +203,13 @@ export class ModelExplorerFrame extends FrameBridge {
   protected receive(message: FrameMessage): void {
     switch (message.cmd) {
       case SHIM_HELLO:
-        // Copied, not transferred: every frame on the page gets the same files.
+        // Copied, not transferred: every frame on the page gets the same files. The start query
+        // follows when the graph is here (after the files: one sender's messages keep their order).
         this.post({ ...this.boot });
+        this.options.graph.then(
+          ({ panes, nodeData }) => this.post({ cmd: SHIM_START, query: encodeQuery(startQuery(panes, nodeData)) }),
+          () => undefined, // `rendered` has failed with it
+        );
         break;
       case SHIM_FETCH:
         this.answer(message as unknown as ShimFetchRequest);
@@ -226,8 +250,8 @@ export class ModelExplorerFrame extends FrameBridge {
   /** The app's server API, answered from memory. */
   private answer(request: ShimFetchRequest): void {
     const url = new URL(request.url, "http://frame.invalid");
-    const pane = this.options.panes[Number(url.searchParams.get("graph_index"))];
-    const data = (this.options.nodeData ?? [])[Number(url.searchParams.get("node_data_index"))];
+    const pane = this.graph?.panes[Number(url.searchParams.get("graph_index"))];
+    const data = this.graph?.nodeData[Number(url.searchParams.get("node_data_index"))];
     let status = 200;
     let body: string;
     if (url.pathname === "/api/v1/load_graphs_json" && pane) {

@@ -4,10 +4,12 @@
 // The frame is sandboxed (an opaque origin, so Chromium runs it in a process of its own: the app's
 // WebGL frames do not block the notebook page). It cannot load the page's blob: URLs, so it asks the
 // parent for the app's files, mints its own URLs, hands them to the shim, and adds the app's styles
-// and module scripts, which then start as they would from index.html.
+// and asks the browser to compile the app's module scripts (modulepreload) while the kernel is still
+// sending the graph. The scripts run when the start query arrives (SHIM_START, once the graph has
+// landed), as they would from index.html.
 import { rewriteFontFaces } from "./document";
 import "./frame-shim";
-import { SHIM_BOOT, SHIM_HELLO, type ShimBootMessage } from "./protocol";
+import { SHIM_BOOT, SHIM_HELLO, SHIM_START, type ShimBootMessage, type ShimStartMessage } from "./protocol";
 
 const config = window.__TLW_ME__;
 const targetOrigin = config.parentOrigin === "null" ? "*" : config.parentOrigin;
@@ -29,6 +31,10 @@ const mimeOf = (name: string) => MIME[name.slice(name.lastIndexOf(".") + 1)] ?? 
 /** The app asks for its atlases and worker by bare name; the bundle keeps some under static_files/. */
 const bareName = (name: string) => name.slice(name.lastIndexOf("/") + 1);
 
+/** The app's module scripts' URLs, in index.html's order, once minted (null before SHIM_BOOT). */
+let entryUrls: string[] | null = null;
+let started = false;
+
 function boot(message: ShimBootMessage): void {
   const bytes = (name: string) => message.files[name] ?? new Uint8Array();
   const text = (name: string) => new TextDecoder().decode(bytes(name));
@@ -46,22 +52,42 @@ function boot(message: ShimBootMessage): void {
     link.href = mint(new TextEncoder().encode(rewriteFontFaces(text(name), fontUrls)), "text/css");
     document.head.appendChild(link);
   }
-  for (const name of message.entries) {
+  entryUrls = message.entries.map((name) => mint(bytes(name), mimeOf(name)));
+  for (const url of entryUrls) {
+    // Fetched and compiled now, run later: compiling the app's 2 MB overlaps the graph's journey.
+    const preload = document.createElement("link");
+    preload.rel = "modulepreload";
+    preload.href = url;
+    document.head.appendChild(preload);
+  }
+  run();
+}
+
+/** Runs the app's scripts once it has both its files and its start query. */
+function run(): void {
+  if (!entryUrls || !config.query || started) return;
+  started = true;
+  for (const url of entryUrls) {
     const script = document.createElement("script");
     script.type = "module";
     script.async = false; // in index.html's order: polyfills before main
-    script.src = mint(bytes(name), mimeOf(name));
+    script.src = url;
     document.body.appendChild(script);
   }
 }
 
-const onBoot = (event: MessageEvent): void => {
-  const data = event.data as ShimBootMessage | undefined;
-  if (!fromParent(event) || !data || data.cmd !== SHIM_BOOT) return;
-  window.removeEventListener("message", onBoot);
-  // The app's scripts need its <app-root>: the files may arrive before the parser has reached it.
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => boot(data), { once: true });
-  else boot(data);
+const onMessage = (event: MessageEvent): void => {
+  const data = event.data as ShimBootMessage | ShimStartMessage | undefined;
+  if (!fromParent(event) || !data) return;
+  if (data.cmd === SHIM_BOOT && !entryUrls) {
+    // The app's scripts need its <app-root>: the files may arrive before the parser has reached it.
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => boot(data), { once: true });
+    else boot(data);
+  } else if (data.cmd === SHIM_START && !config.query && data.query) {
+    config.query = data.query;
+    run();
+  }
+  if (started) window.removeEventListener("message", onMessage);
 };
-window.addEventListener("message", onBoot);
+window.addEventListener("message", onMessage);
 window.parent.postMessage({ cmd: SHIM_HELLO }, targetOrigin);

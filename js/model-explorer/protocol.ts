@@ -10,6 +10,11 @@ export const ME_SELECT_NODE = "model-explorer-select-node-by-node-id";
 /** The frame is up and asks for the app's files; the parent answers with SHIM_BOOT. */
 export const SHIM_HELLO = "tlw-me-hello";
 export const SHIM_BOOT = "tlw-me-boot";
+/**
+ * Parent -> frame, once the graph has landed: the app's start query. The frame has its files (and
+ * has compiled the app's scripts) by then; only now do the scripts run, as the app reads the query.
+ */
+export const SHIM_START = "tlw-me-start";
 /** Our shim, inside the frame, asks the parent for an API answer; the parent replies. */
 export const SHIM_FETCH = "tlw-me-fetch";
 export const SHIM_FETCH_REPLY = "tlw-me-fetch-reply";
@@ -49,7 +54,10 @@ export interface ShimConfig {
   urls: Record<string, string>;
   /** The parent page's origin ("null" for a page with an opaque origin, e.g. a file from disk). */
   parentOrigin: string;
-  /** What the app reads as location.search (a srcdoc document has no query of its own). */
+  /**
+   * What the app reads as location.search (a srcdoc document has no query of its own). Empty in the
+   * document: the frame sets it from SHIM_START before the app's scripts run.
+   */
   query: string;
   /** Answer to /api/v1/get_extensions: must list the builtin JSON adapter or nothing loads. */
   extensions: unknown[];
@@ -86,4 +94,10 @@ export interface ShimBootMessage {
   entries: string[];
   /** index.html's own <style> texts (their font faces point at the frame's blob URLs once minted). */
   inlineStyles: string[];
+}
+
+/** The app's start query (the panes' graphs and node data), sent when the graph has landed. */
+export interface ShimStartMessage {
+  cmd: typeof SHIM_START;
+  query: string;
 }

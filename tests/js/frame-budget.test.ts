@@ -27,6 +27,18 @@ describe("the page's WebGL frame budget", () => {
     expect(live.size).toBe(3);
   });
 
+  it("pauses the explorer being admitted when it is off screen and every other is on screen", () => {
+    // A draw begun on screen whose frame comes after the user scrolled on: six frames would be live.
+    const live = new Set<BudgetEntry>();
+    const visible = [entry(true, 1), entry(true, 2)];
+    for (const e of visible) admit(e, 2, live);
+    const scrolledOff = entry(false, 3);
+    admit(scrolledOff, 2, live);
+    expect(scrolledOff.suspend).toHaveBeenCalledTimes(1);
+    expect(visible.map((e) => e.suspend.mock.calls.length)).toEqual([0, 0]);
+    expect(live.has(scrolledOff)).toBe(false);
+  });
+
   it("goes over the limit rather than blank a visible explorer", () => {
     const live = new Set<BudgetEntry>();
     const visible = [entry(true, 1), entry(true, 2), entry(true, 3)];
