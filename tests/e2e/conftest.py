@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -36,6 +38,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "/e2e/" in str(item.fspath):
             item.add_marker(pytest.mark.e2e)
+
+
+# Every page still open, so that a failed test leaves a picture of what the user saw.
+OPEN_PAGES: weakref.WeakSet[RecordedPage] = weakref.WeakSet()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    if report.when == "call" and report.failed:
+        save_failure_pictures(re.sub(r"[^\w.-]+", "_", item.name))
+    return report
+
+
+def save_failure_pictures(name: str) -> None:
+    """Screenshots of every open page (and its console) into test-artifacts/failed/."""
+    folder = ARTIFACTS / "failed"
+    folder.mkdir(parents=True, exist_ok=True)
+    for index, recorded in enumerate(list(OPEN_PAGES)):
+        try:
+            recorded.page.screenshot(path=str(folder / f"{name}-{index}.png"), full_page=True, timeout=10_000)
+        except Exception as error:  # a crashed or closed page: the console log still helps
+            recorded.console_messages.append(f"(no screenshot: {error})")
+        (folder / f"{name}-{index}.console.txt").write_text("\n".join(recorded.console_messages))
 
 
 @pytest.fixture(scope="session")
@@ -109,6 +135,7 @@ class RecordedPage:
         self.context.on("request", lambda request: self.requests.append(request.url))
         self.page.on("console", self._on_console)
         self.page.on("pageerror", lambda error: self.console_errors.append(f"uncaught: {error}"))
+        OPEN_PAGES.add(self)
 
     def _on_console(self, message: Any) -> None:
         self.console_messages.append(message.text)
@@ -123,6 +150,7 @@ class RecordedPage:
         return [url for url in self.requests if not is_loopback_url(url)]
 
     def close(self) -> None:
+        OPEN_PAGES.discard(self)
         self.context.close()
 
 
