@@ -40,6 +40,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
 
 
+SAFE_NAME = re.compile(r"[^\w.-]+")
+
 # Every page still open, so that a failed test leaves a picture of what the user saw.
 OPEN_PAGES: weakref.WeakSet[RecordedPage] = weakref.WeakSet()
 
@@ -48,20 +50,9 @@ OPEN_PAGES: weakref.WeakSet[RecordedPage] = weakref.WeakSet()
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     if report.when == "call" and report.failed:
-        save_failure_pictures(re.sub(r"[^\w.-]+", "_", item.name))
+        for recorded in list(OPEN_PAGES):
+            recorded.save_failure_picture()
     return report
-
-
-def save_failure_pictures(name: str) -> None:
-    """Screenshots of every open page (and its console) into test-artifacts/failed/."""
-    folder = ARTIFACTS / "failed"
-    folder.mkdir(parents=True, exist_ok=True)
-    for index, recorded in enumerate(list(OPEN_PAGES)):
-        try:
-            recorded.page.screenshot(path=str(folder / f"{name}-{index}.png"), full_page=True, timeout=10_000)
-        except Exception as error:  # a crashed or closed page: the console log still helps
-            recorded.console_messages.append(f"(no screenshot: {error})")
-        (folder / f"{name}-{index}.console.txt").write_text("\n".join(recorded.console_messages))
 
 
 @pytest.fixture(scope="session")
@@ -149,8 +140,21 @@ class RecordedPage:
     def off_machine_requests(self) -> list[str]:
         return [url for url in self.requests if not is_loopback_url(url)]
 
+    def save_failure_picture(self) -> None:
+        """A screenshot of this page and its console log in test-artifacts/failed/, named by the test."""
+        test = os.environ.get("PYTEST_CURRENT_TEST", "unknown").split(" ")[0].split("::")[-1]
+        stem = ARTIFACTS / "failed" / f"{SAFE_NAME.sub('_', test)}-{id(self):x}"
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.page.screenshot(path=f"{stem}.png", full_page=True, timeout=10_000)
+        except Exception as error:  # a crashed page: its console log still helps
+            self.console_messages.append(f"(no screenshot: {error})")
+        Path(f"{stem}.console.txt").write_text("\n".join(self.console_messages))
+
     def close(self) -> None:
         OPEN_PAGES.discard(self)
+        if sys.exc_info()[1] is not None:  # closed by a `finally` while a test fails
+            self.save_failure_picture()
         self.context.close()
 
 
