@@ -151,6 +151,11 @@ export class ModelExplorerFrame extends FrameBridge {
   private readonly boot: ShimBootMessage;
   /** The graph, once it has landed (the app asks for it only after its start query). */
   private graph: ModelExplorerGraph | null = null;
+  /**
+   * The app drops a select by node id that comes before it holds the graph, and "model-explorer-ready"
+   * comes seconds before that: selections wait until the app is ready and the graph is drawn.
+   */
+  private readonly waitingFor = new Set<string>([ME_READY, SHIM_RENDERED]);
 
   constructor(
     container: HTMLElement,
@@ -215,10 +220,11 @@ export class ModelExplorerFrame extends FrameBridge {
         this.answer(message as unknown as ShimFetchRequest);
         break;
       case ME_READY:
-        this.becomeSelectable();
+        this.arrived(ME_READY);
         break;
       case SHIM_RENDERED:
         this.resolveRendered(Number(message.ms));
+        this.arrived(SHIM_RENDERED);
         break;
       case SHIM_FAILED:
         this.errors.push(String(message.message));
@@ -245,6 +251,11 @@ export class ModelExplorerFrame extends FrameBridge {
         this.options.onEscape?.();
         break;
     }
+  }
+
+  private arrived(signal: string): void {
+    this.waitingFor.delete(signal);
+    if (!this.waitingFor.size) this.becomeSelectable();
   }
 
   /** The app's server API, answered from memory. */

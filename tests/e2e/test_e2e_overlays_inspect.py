@@ -24,6 +24,9 @@ with torch.no_grad():
 ]
 
 
+DRAWN_AT = "document.querySelector('.tlw-root').parentElement.dataset.renderedAt"
+
+
 @dataclass
 class Session:
     page: RecordedPage
@@ -42,6 +45,20 @@ class Session:
             "document.querySelector('.tlw-status')?.dataset.state === 'ready'", timeout=120_000
         )
 
+    def drawn_at(self) -> str:
+        """When the widget last drew a graph (its page-side stamp)."""
+        return str(self.page.page.evaluate(DRAWN_AT))
+
+    def wait_redrawn(self, before: str) -> None:
+        """Waits for a draw after ``before`` (the status can still read "ready" from the last one
+        while the kernel's answer to a change is on its way)."""
+        self.page.page.wait_for_function(
+            f"before => {DRAWN_AT} !== before"
+            " && document.querySelector('.tlw-status')?.dataset.state === 'ready'",
+            arg=before,
+            timeout=120_000,
+        )
+
 
 @pytest.fixture(scope="module")
 def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
@@ -58,9 +75,10 @@ def choose_overlay(session: Session, overlay: str) -> None:
 def test_toolbar_overlay_reaches_the_kernel_and_recolours_model_explorer(
     session: Session, artifacts: Any
 ) -> None:
+    before = session.drawn_at()
     choose_overlay(session, "time")
     session.kernel.wait_for("w.overlay", "time", timeout=30)
-    session.wait_ready()
+    session.wait_redrawn(before)
     # Model Explorer loaded the values as node data: its side panel lists the provider.
     open_info_panel(session.frame)  # the widget starts the app's own panel closed
     expect(session.frame.get_by_text("time (ms per op)").first).to_be_visible(timeout=30_000)
@@ -163,12 +181,34 @@ def test_a_hundred_rapid_changes_end_in_the_last_state(session: Session, artifac
     expect(row.locator("td.value .one-line-text").first).to_have_text(label, timeout=30_000)
     expect(session.root.locator(".tlw-inspector")).to_contain_text(label)
     # No late answer to an earlier change redraws anything afterwards.
-    drawn_at = "document.querySelector('.tlw-root').parentElement.dataset.renderedAt"
-    first = session.page.page.evaluate(drawn_at)
+    first = session.drawn_at()
     session.page.page.wait_for_timeout(3_000)
-    assert session.page.page.evaluate(drawn_at) == first
+    assert session.drawn_at() == first
     expect(status).to_have_attribute("data-state", "ready")
     session.root.screenshot(path=str(artifacts / "rapid-changes-final.png"))
+
+
+# The frame on the page is a new one (an old one is marked before the change) and has not drawn yet.
+NEW_FRAME_DRAWING = """() => {
+  const frame = document.querySelector('iframe.tlw-frame');
+  return !!frame && !frame.tlwOld && document.querySelector('.tlw-status').dataset.state === 'loading';
+}"""
+
+
+def test_a_selection_made_while_model_explorer_draws_is_shown_once_drawn(session: Session) -> None:
+    kernel = session.kernel
+    label = kernel.value("log.modules['transformer.h.0.mlp.c_fc'].output_ops[0]")
+    page = session.page.page
+    before = session.drawn_at()
+    page.evaluate("document.querySelector('iframe.tlw-frame').tlwOld = true")
+    kernel.run("w.overlay = 'flops'")  # a new graph: a new Model Explorer frame
+    page.wait_for_function(NEW_FRAME_DRAWING, timeout=60_000)
+    kernel.run(f"w.select({label!r})")  # the app is booting or laying out meanwhile
+    session.wait_redrawn(before)
+    frame = session.frame
+    open_info_panel(frame)
+    row = frame.locator("info-panel tr").filter(has=frame.locator("td.key", has_text="torchlens_label"))
+    expect(row.locator("td.value .one-line-text").first).to_have_text(label)
 
 
 def test_page_made_no_request_off_this_machine(session: Session) -> None:
