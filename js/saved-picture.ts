@@ -97,10 +97,13 @@ export async function restoredWithoutKernel(model: ViewModel): Promise<boolean |
   const manager = model.widget_manager as { _models?: Record<string, Promise<ManagedModel>> } | null | undefined;
   const layout = model.get("layout");
   if (!manager?._models || !layout || typeof layout !== "object") return null;
-  for (const pending of Object.values(manager._models)) {
-    const candidate = await pending.catch(() => null);
-    if (candidate && typeof candidate.get === "function" && candidate.get("layout") === layout)
-      return candidate.comm === undefined && candidate.comm_live === false;
-  }
-  return null;
+  // Looked for in all models at once: another widget's model still loading (or never) delays nothing.
+  const ours = Object.values(manager._models).map((pending) =>
+    pending.then((candidate) => {
+      if (candidate && typeof candidate.get === "function" && candidate.get("layout") === layout) return candidate;
+      throw new Error("not this view's model");
+    }),
+  );
+  const found = await Promise.any(ours).catch(() => null);
+  return found ? found.comm === undefined && found.comm_live === false : null;
 }

@@ -37,6 +37,12 @@ describe("restoredWithoutKernel", () => {
     expect(await restoredWithoutKernel({ get: ours.get, widget_manager: { _models: models } })).toBe(true);
   });
 
+  it("finds its model while another model is still loading", async () => {
+    const ours = managed({}, undefined);
+    const models = { loading: new Promise<never>(() => {}), ours: Promise.resolve(ours) };
+    expect(await restoredWithoutKernel({ get: ours.get, widget_manager: { _models: models } })).toBe(true);
+  });
+
   it("tells the user how to get the live view back", () => {
     expect(lossMessage("restored")).toMatch(/^Run this cell for the live view/);
   });
