@@ -270,8 +270,8 @@ class ModelExplorerSource:
         self._annotated: tuple[BaselineFacts, bytes] | None = None
 
     # Exported on first use (the first view's graph request, or a Python call that needs a node id):
-    # explore() returns at once. The app's frame starts when the graph lands (it reads the graph ids
-    # as it boots).
+    # explore() returns at once, so the view's frame (on screen) boots while torchlens exports; the app
+    # starts with the graph's ids when the graph lands.
     @functools.cached_property
     def payload(self) -> ModelExplorerPayload:
         return model_explorer_payload(self._log, privacy_profile=self._privacy_profile)
