@@ -24,4 +24,7 @@ echo "== wheel contains the bundle"
 bash scripts/check_wheel.sh
 echo "== pytest (unit, end-to-end, notebooks)"
 # --durations: the slowest tests, so the next engineer sees where the 25-minute budget goes.
-$py -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=25 --nbmake tests notebooks
+# --no-loadscope-reorder: files in the collection's order (tests/conftest.py puts the longest first), not
+# by their number of tests (which left the long few-test files for last).
+$py -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder --durations=25 --nbmake \
+  tests notebooks

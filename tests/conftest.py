@@ -11,6 +11,26 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from models import TinyMLP, TwoPass, gpt2
 
+# The longest test files (minutes each, from the test command's --durations), run first: the two
+# workers take files in this order (scripts/test.sh keeps it with --no-loadscope-reorder), so no worker
+# is left alone with a long file at the end while the other idles.
+LONGEST_FIRST = (
+    "test_e2e_many_widgets.py",
+    "test_e2e_big_graphs.py",
+    "test_e2e_offline_html.py",
+    "test_e2e_transport.py",
+    "test_e2e_saved_state.py",
+    "test_e2e_debug.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        name = Path(str(item.fspath)).name
+        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: the rest keep their order
+
 
 @pytest.fixture(scope="session")
 def tiny_log():
