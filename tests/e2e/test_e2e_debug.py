@@ -64,51 +64,6 @@ class Session(NotebookSession):
     def frame(self, index: int) -> Any:
         return self.frame_element(index).content_frame
 
-    def drawn_at(self, index: int) -> str:
-        return str(
-            self.page.page.evaluate(
-                f"document.querySelectorAll('.tlw-root')[{index}].parentElement.dataset.renderedAt"
-            )
-        )
-
-    def wait_redrawn(self, index: int, before: str, viewer: str | None = None) -> None:
-        """Waits until widget ``index`` drew a graph after ``before`` (its renderedAt), in ``viewer``
-        if given (a trait change before a viewer switch may redraw the old viewer first), and is ready.
-        It looks at the widget first, as its reader would: a viewer frame draws only in the viewport."""
-        self.root(index).scroll_into_view_if_needed()
-        try:
-            self.page.page.wait_for_function(
-                """([i, before, viewer]) => {
-                  const root = document.querySelectorAll('.tlw-root')[i];
-                  const drawn = root.parentElement.dataset;
-                  return drawn.renderedAt !== before && (!viewer || drawn.viewer === viewer)
-                    && root.querySelector('.tlw-status').dataset.state === 'ready';
-                }""",
-                arg=[index, before, viewer],
-                timeout=180_000,
-            )
-        except Exception as timeout:
-            raise AssertionError(f"widget {index} did not redraw: {self.describe(index)}") from timeout
-
-    def describe(self, index: int) -> str:
-        """What widget ``index`` shows now (its status line, state, last draw, error box), for a failure."""
-        return str(
-            self.page.page.evaluate(
-                """i => {
-                  const root = document.querySelectorAll('.tlw-root')[i];
-                  const status = root.querySelector('.tlw-status');
-                  const error = root.querySelector('.tlw-error');
-                  return JSON.stringify({
-                    status: status?.textContent, state: status?.dataset.state,
-                    drawn: {...root.parentElement.dataset}, error: error?.textContent,
-                    frames: root.querySelectorAll('iframe').length,
-                    displayed: root.getClientRects().length > 0,
-                  });
-                }""",
-                index,
-            )
-        )
-
     def wait_ready(self, index: int) -> None:
         self.page.page.wait_for_function(
             f"document.querySelectorAll('.tlw-status')[{index}]?.dataset.state === 'ready'", timeout=180_000

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from conftest import RecordedPage, notebook_session
+from conftest import NotebookSession, RecordedPage, notebook_session
 from harness import JupyterServer, KernelAccess, alt_click_search_result, open_info_panel
 from playwright.sync_api import expect
 
@@ -22,9 +22,6 @@ with torch.no_grad():
                     capture=tl.options.CaptureOptions(structure_only=True))""",
     "w = tlw.explore(log, height=620)\nw",
 ]
-
-
-DRAWN_AT = "document.querySelector('.tlw-root').parentElement.dataset.renderedAt"
 
 
 @dataclass
@@ -45,19 +42,10 @@ class Session:
             "document.querySelector('.tlw-status')?.dataset.state === 'ready'", timeout=120_000
         )
 
-    def drawn_at(self) -> str:
-        """When the widget last drew a graph (its page-side stamp)."""
-        return str(self.page.page.evaluate(DRAWN_AT))
-
-    def wait_redrawn(self, before: str) -> None:
-        """Waits for a draw after ``before`` (the status can still read "ready" from the last one
-        while the kernel's answer to a change is on its way)."""
-        self.page.page.wait_for_function(
-            f"before => {DRAWN_AT} !== before"
-            " && document.querySelector('.tlw-status')?.dataset.state === 'ready'",
-            arg=before,
-            timeout=120_000,
-        )
+    @property
+    def notebook(self) -> NotebookSession:
+        """The shared helpers on this page (its one widget is widget 0)."""
+        return NotebookSession(self.page, self.kernel)
 
 
 @pytest.fixture(scope="module")
@@ -75,10 +63,10 @@ def choose_overlay(session: Session, overlay: str) -> None:
 def test_toolbar_overlay_reaches_the_kernel_and_recolours_model_explorer(
     session: Session, artifacts: Any
 ) -> None:
-    before = session.drawn_at()
+    before = session.notebook.drawn_at(0)
     choose_overlay(session, "time")
     session.kernel.wait_for("w.overlay", "time", timeout=30)
-    session.wait_redrawn(before)
+    session.notebook.wait_redrawn(0, before)
     # Model Explorer loaded the values as node data: its side panel lists the provider.
     open_info_panel(session.frame)  # the widget starts the app's own panel closed
     expect(session.frame.get_by_text("time (ms per op)").first).to_be_visible(timeout=30_000)
@@ -181,9 +169,9 @@ def test_a_hundred_rapid_changes_end_in_the_last_state(session: Session, artifac
     expect(row.locator("td.value .one-line-text").first).to_have_text(label, timeout=30_000)
     expect(session.root.locator(".tlw-inspector")).to_contain_text(label)
     # No late answer to an earlier change redraws anything afterwards.
-    first = session.drawn_at()
+    first = session.notebook.drawn_at(0)
     session.page.page.wait_for_timeout(3_000)
-    assert session.drawn_at() == first
+    assert session.notebook.drawn_at(0) == first
     expect(status).to_have_attribute("data-state", "ready")
     session.root.screenshot(path=str(artifacts / "rapid-changes-final.png"))
 
@@ -199,12 +187,12 @@ def test_a_selection_made_while_model_explorer_draws_is_shown_once_drawn(session
     kernel = session.kernel
     label = kernel.value("log.modules['transformer.h.0.mlp.c_fc'].output_ops[0]")
     page = session.page.page
-    before = session.drawn_at()
+    before = session.notebook.drawn_at(0)
     page.evaluate("document.querySelector('iframe.tlw-frame').tlwOld = true")
     kernel.run("w.overlay = 'flops'")  # a new graph: a new Model Explorer frame
     page.wait_for_function(NEW_FRAME_DRAWING, timeout=60_000)
     kernel.run(f"w.select({label!r})")  # the app is booting or laying out meanwhile
-    session.wait_redrawn(before)
+    session.notebook.wait_redrawn(0, before)
     frame = session.frame
     open_info_panel(frame)
     row = frame.locator("info-panel tr").filter(has=frame.locator("td.key", has_text="torchlens_label"))
