@@ -9,27 +9,12 @@ from typing import Any
 
 import pytest
 from ipywidgets.widgets import widget as ipywidget
+from view_requests import ask
 
 import torchlens_widgets as tlw
 from torchlens_widgets._channel import RequestChannel
 from torchlens_widgets.viewers import model_explorer as _me
 from torchlens_widgets.viewers import netron as _netron
-
-Sent = list[tuple[dict[str, Any], list[bytes] | None]]
-
-
-def capture(widget: Any) -> Sent:
-    sent: Sent = []
-    widget._channel._send = lambda content, buffers=None: sent.append((content, buffers))
-    return sent
-
-
-def ask(widget: Any, method: str, params: dict[str, Any] | None = None, **envelope: Any) -> tuple[dict, list]:
-    sent = capture(widget)
-    request = {"type": "request", "channel": "view-a", "id": 1, "method": method, "params": params or {}}
-    widget._channel.receive({**request, **envelope})
-    ((content, buffers),) = sent
-    return content, list(buffers or [])
 
 
 def test_the_reply_names_the_view_that_asked():

@@ -18,18 +18,10 @@ from test_debug import CrashAfterGPT2, failed_capture, small_gpt2, trace, with_i
 from test_offline import saved
 from torch import nn
 from torchlens.options import CaptureOptions
+from view_requests import ask
 
 import torchlens_widgets as tlw
 from torchlens_widgets._protocol import HIGHLIGHT_STYLE
-
-
-def ask(widget: Any, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
-    """One request as a view sends it, and the reply it gets."""
-    sent: list[tuple[dict[str, Any], list[bytes] | None]] = []
-    widget._channel._send = lambda content, buffers=None: sent.append((content, buffers))
-    widget._channel.receive({"type": "request", "channel": "v", "id": 1, "method": method, "params": params})
-    ((content, buffers),) = sent
-    return content, list(buffers or [])
 
 
 def styled_nodes(widget: Any) -> dict[str, set[str]]:

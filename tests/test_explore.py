@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
 import torch
 import torchlens as tl
+from view_requests import ask
 
 import torchlens_widgets as tlw
 from torchlens_widgets import _versions
@@ -21,15 +23,6 @@ def graph_nodes(widget, graph_id="00-execution"):
 
 def attr(node, key):
     return next((a["value"] for a in node["attrs"] if a["key"] == key), None)
-
-
-def ask_graph(widget, request_id=1):
-    """The reply to a view's graph request (as the channel sends it), its buffers dropped."""
-    sent = []
-    widget._channel._send = lambda content, buffers=None: sent.append(content)
-    widget._channel.receive({"type": "request", "id": request_id, "method": "graph", "params": {}})
-    (reply,) = sent
-    return reply
 
 
 def test_tl_widgets_is_this_package(tiny_log):
@@ -47,20 +40,15 @@ def test_payload_is_torchlens_own_export(tiny_log):
     assert [n["id"] for n in graph_nodes(widget)] == [n["id"] for n in expected["graphs"][0]["nodes"]]
     sizes = {g["id"]: len(g["nodes"]) for g in expected["graphs"]}
     assert widget._graph_info == {}  # known once the graph is asked for
-    ask_graph(widget)
+    ask(widget, "graph")
     assert widget._graph_info == {"label": got["label"], "graphs": sizes}
     assert sizes["00-execution"] == 5  # input, linear, relu, linear, output
 
 
 def test_graph_request_returns_the_payload_compressed(tiny_log):
     widget = tlw.explore(tiny_log)
-    sent = []
-    widget._channel._send = lambda content, buffers=None: sent.append((content, buffers))
-    widget._channel.receive({"type": "request", "id": 7, "method": "graph", "params": {}})
-    ((content, buffers),) = sent
+    content, buffers = ask(widget, "graph", request_id=7)
     assert content["ok"] and content["id"] == 7
-    import gzip
-
     assert json.loads(gzip.decompress(buffers[0])) == widget._source.payload.collection
 
 
@@ -81,11 +69,7 @@ def test_assets_come_from_the_installed_package():
 
 def test_asset_request_is_answered_with_every_file(tiny_log):
     widget = tlw.explore(tiny_log)
-    sent = []
-    widget._channel._send = lambda content, buffers=None: sent.append((content, buffers))
-    params = {"key": widget._asset_key}
-    widget._channel.receive({"type": "request", "id": 1, "method": "assets", "params": params})
-    ((content, buffers),) = sent
+    content, buffers = ask(widget, "assets", {"key": widget._asset_key})
     assert content["result"]["key"] == widget._asset_key
     assert len(content["result"]["files"]) == len(buffers) == len(_me.model_explorer_assets().files)
     assert widget.bytes_sent == sum(len(b) for b in buffers)
@@ -184,7 +168,7 @@ def test_invalid_payload_is_refused_with_the_failure_rows(tiny_log, monkeypatch)
 
     monkeypatch.setattr(tl.export, "to_model_explorer_dict", broken)
     widget = tlw.explore(tiny_log)  # exports when the view asks for the graph
-    reply = ask_graph(widget)
+    reply, _ = ask(widget, "graph")
     # The widget's error box shows it, and no graph is drawn.
     assert reply["ok"] is False and reply["error"].startswith("PayloadValidationError: ")
     assert "model_explorer_edge_unresolved" in reply["error"] and widget._graph_info == {}
@@ -210,7 +194,7 @@ def test_explore_returns_before_torchlens_exports(tiny_log, monkeypatch):
     repr(widget)  # a notebook asks for it at every display
     assert calls == []
     for request_id in (1, 2):  # a second view's request reuses the export
-        ask_graph(widget, request_id)
+        ask(widget, "graph", request_id=request_id)
     assert calls == [1] and "5 nodes in model-explorer" in repr(widget)
 
 

@@ -21,6 +21,7 @@ import torch
 import torchlens as tl
 from models import Nest, Square, TinyMLP
 from torchlens.options import CaptureOptions
+from view_requests import ask
 
 import torchlens_widgets as tlw
 from torchlens_widgets._protocol import MASK_CODES, PICTURE_MAX_CHARS, PICTURE_PREFIX, RECORDING_FORMAT
@@ -40,15 +41,6 @@ _VOLATILE_BUFFERS = {
 }
 
 
-def _ask(widget: Any, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
-    sent: list[tuple[dict[str, Any], list[bytes] | None]] = []
-    widget._channel._send = lambda content, buffers=None: sent.append((content, buffers))
-    request = {"type": "request", "channel": "view-1", "id": 1, "method": method, "params": params}
-    widget._channel.receive(request)
-    ((content, buffers),) = sent
-    return content, list(buffers or [])
-
-
 def _steady(value: Any) -> Any:
     """``value`` with measured times and machine paths replaced (see the module docstring)."""
     if isinstance(value, list):
@@ -66,7 +58,7 @@ def _steady(value: Any) -> Any:
 
 
 def _sample(name: str, method: str, params: dict[str, Any], widget: Any) -> dict[str, Any]:
-    content, buffers = _ask(widget, method, params)
+    content, buffers = ask(widget, method, params, channel="view-1")
     assert content["ok"] is True, content
     sizes = [len(buffer) for buffer in buffers]
     for index in _VOLATILE_BUFFERS.get(name, ()):
@@ -122,7 +114,7 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
     except Exception as error:  # torchlens' CaptureError, the partial capture attached
         crashed = tlw.explore(tl.partial.from_failed_capture(error))
     out["inspect-partial"] = _sample("", "inspect", {}, crashed)
-    content, _ = _ask(explorer, "assets", {"key": "model-explorer@0:none"})
+    content, _ = ask(explorer, "assets", {"key": "model-explorer@0:none"}, channel="view-1")
     assert content["ok"] is False
     out["error"] = content
     out["constants"] = {
