@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> None:
             started = time.time() * 1000
             lab.page.evaluate(RUN_CELL, cell)
             lab.page.wait_for_function(DRAWN, arg=cell, timeout=300_000)
-            time.sleep(1)  # the frame's last long task is reported a moment later
+            time.sleep(args.pause)  # the frame's last long task is reported a moment later
             explore_start, explore_end = lab.kernel.value("spans[-1]")
             print(
                 f"--- widget {cell} ({args.case}): kernel explore() {explore_start * 1000 - started:.0f}-"
@@ -108,6 +108,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", default="gpt2", help="a case of bench_models.py (default gpt2)")
     parser.add_argument("--widgets", type=int, default=2)
+    parser.add_argument(
+        "--pause", type=float, default=1.0, help="seconds after each draw before the next cell (default 1)"
+    )
     run(parser.parse_args())
 
 
