@@ -36,4 +36,5 @@ export const diffView: ViewKind = {
   sideResizable: false,
   lineagePanels: [0, 1], // whichever capture shows the node (the kernel walks the one that has it)
   contexts: 2,
+  takesParkedApp: () => false, // the two panes' start state names their graph ids
 };

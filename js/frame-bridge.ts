@@ -3,6 +3,16 @@
 // in both directions (a select before the frame can take it waits; an echo of our own is dropped).
 // js/model-explorer/bridge.ts and js/netron/bridge.ts speak their frame's messages on top of it.
 
+declare global {
+  interface Element {
+    /** Moves a node keeping its state: a frame is not reloaded (Chromium 133 and later). */
+    moveBefore?(node: Node, child: Node | null): void;
+  }
+}
+
+/** Whether this browser moves a frame in the page without reloading it. */
+export const framesMove = (): boolean => typeof Element.prototype.moveBefore === "function";
+
 /** A message from a frame: every one carries `cmd`. */
 export interface FrameMessage {
   cmd?: unknown;
@@ -37,7 +47,7 @@ export abstract class FrameBridge {
   private readonly blobRequests = new Map<number, (reply: BlobReply) => void>();
   private nextBlobRequest = 0;
 
-  protected constructor(private readonly bridgeOptions: FrameBridgeOptions) {
+  protected constructor(private bridgeOptions: FrameBridgeOptions) {
     this.iframe = document.createElement("iframe");
     this.iframe.className = "tlw-frame";
     this.iframe.title = bridgeOptions.title;
@@ -70,6 +80,14 @@ export abstract class FrameBridge {
     window.addEventListener("message", this.listener);
     this.iframe.srcdoc = html;
     container.appendChild(this.iframe);
+  }
+
+  /** Moves the frame into `container` without reloading it (where the browser can move it so). */
+  protected moveTo(container: HTMLElement, onSelect: (nodeId: string) => void): void {
+    this.bridgeOptions = { ...this.bridgeOptions, onSelect };
+    container.moveBefore?.(this.iframe, null);
+    this.iframe.className = "tlw-frame";
+    this.iframe.removeAttribute("style");
   }
 
   /** The frame can take selections now: the one asked for meanwhile is sent. */

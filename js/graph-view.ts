@@ -51,6 +51,12 @@ export interface ViewKind {
   chips(model: TraitsModel, select: (nodeId: string) => void): { text: string; onClick: () => void }[];
   /** WebGL contexts one Model Explorer frame of this view takes (panes side by side). */
   contexts: number;
+  /**
+   * Whether Model Explorer's start query can be written before the graph lands, so that an app parked
+   * ahead (js/model-explorer/spare.ts) can show it: not where it names the panes' graph ids (two
+   * panes) or a node-data file (an overlay), which come with the graph.
+   */
+  takesParkedApp(model: TraitsModel): boolean;
   /** The inspector is a column beside the graph whose width a divider sets (else a row under it). */
   sideResizable: boolean;
   /** The inspector panels that offer the selection's lineage (upstream / downstream buttons). */
@@ -200,7 +206,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
       frame?.dispose();
       frame = null;
       if (viewer === "model-explorer" && !(await readyToBoot(graph))) return;
-      const created = createViewer(viewer, view.body, bundle, graph, {
+      const created = createViewer(viewer, view.body, bundle, graph, kind.takesParkedApp(model), {
         onSelect,
         onContextLost,
         onNotice: (text) => view.setNotice(text),

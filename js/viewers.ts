@@ -4,6 +4,7 @@ import { gunzip, gunzipText } from "./bytes";
 import type { Graph } from "./draw-inputs";
 import type { FrameBridge } from "./frame-bridge";
 import { ModelExplorerFrame, type ModelExplorerGraph } from "./model-explorer/bridge";
+import { adoptSpare, drawEnded, drawStarted } from "./model-explorer/spare";
 import { NetronFrame } from "./netron/bridge";
 import { checkExport, saveFile } from "./netron/export";
 import type { GraphReply, NetronGraphReply, Viewer } from "./protocol";
@@ -99,20 +100,25 @@ function expect<K extends GraphReply["kind"]>(reply: GraphReply, ...kinds: K[]):
  * A frame for `viewer` showing `graph`. Either viewer's frame starts at once and boots while the graph
  * is on its way: Netron's opens queue until it is up; Model Explorer's app compiles meanwhile and
  * starts with its start query (the panes' labels and graph ids, from the graph) when the graph lands.
+ * Where `takesParkedApp` (a start query that needs nothing from the graph), an app booted ahead is
+ * taken instead, if the page has one (js/model-explorer/spare.ts).
  */
 export function createViewer(
   viewer: Viewer,
   container: HTMLElement,
   bundle: AssetBundle,
   pendingGraph: Promise<Graph>,
+  takesParkedApp: boolean,
   { onSelect, onContextLost, onNotice, onEscape }: ViewerEvents,
 ): ViewerFrame {
+  drawStarted(); // a spare Model Explorer app boots only while no frame draws
   if (viewer === "netron") {
     const files = pendingGraph.then(async (graph) => {
       const reply = expect(graph.reply, "netron");
       return { overlay: reply.overlay, ...(await netronFiles(reply, graph.buffers)) };
     });
     const frame = new NetronFrame(container, { bundle, files, onSelect, onNotice, onEscape });
+    void frame.rendered.finally(() => drawEnded()).catch(() => undefined);
     const room: FrameRoom = {
       imageFormats: ["png", "svg"],
       saveImage: async (format) => frame.exportImage(format), // downloaded when the frame answers
@@ -153,7 +159,10 @@ export function createViewer(
       nodeData: reply.nodeData && nodeDataJson ? [{ name: reply.nodeData.name, json: nodeDataJson, pane: 0 }] : [],
     };
   });
-  const frame = new ModelExplorerFrame(container, { bundle, graph, onSelect, onContextLost, onEscape });
+  // An app parked ahead (spare.ts) has booted already: it is taken where it can show this graph.
+  const adopting = { graph, onSelect, onContextLost, onEscape };
+  const frame = (takesParkedApp && adoptSpare(bundle, container, adopting)) || new ModelExplorerFrame(container, { bundle, ...adopting });
+  void frame.rendered.finally(() => drawEnded(bundle)).catch(() => undefined);
   // A fresh frame for a new graph keeps the app's view state consistent with the new collection.
   return viewerFrame(
     viewer,

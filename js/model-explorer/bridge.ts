@@ -3,7 +3,9 @@
 //
 // The frame starts as soon as the widget knows it shows Model Explorer: it receives the app's files
 // and compiles its scripts while the kernel is still sending the graph, and the app starts (with its
-// start query, which names the graph's panes) when the graph lands.
+// start query, which names the graph's panes) when the graph lands. A frame parked ahead of need
+// (./spare.ts) starts its app at once instead, with a query that needs nothing from the graph; the
+// app then asks for the graph, and is answered when the view that adopts the frame has it.
 //
 // Isolation: the frame has sandbox="allow-scripts" and so an opaque origin. Chromium runs such a frame
 // in a process of its own, so the app's WebGL frames (seconds each in software rendering) do not
@@ -86,6 +88,12 @@ export interface ModelExplorerFrameOptions {
   bundle: AssetBundle;
   /** Still on its way from the kernel when the frame starts; a failure fails `rendered`. */
   graph: Promise<ModelExplorerGraph>;
+  /**
+   * Start the app now, with the start query of one pane and no node data (EARLY_START_QUERY), and
+   * answer its request for the graph when the graph lands; else start it when the graph lands. Only
+   * a parked app starts before (measured: an app booting as the kernel exports only competes with it).
+   */
+  startsBeforeGraph?: boolean;
   onSelect: (nodeId: string) => void;
   /** A WebGL context of a canvas on screen was lost: the graph is blank until the frame is redrawn. */
   onContextLost?: () => void;
@@ -122,6 +130,12 @@ export function startQuery(panes: PaneGraph[], nodeData: NodeDataFile[] = []): S
 }
 
 /**
+ * The start query of one pane without node data: all it names is the collection's URL, whose label
+ * is only the app's fallback (the collection's own label is shown), so it is known before the graph.
+ */
+export const EARLY_START_QUERY = encodeQuery(startQuery([{ label: "graph", graphJson: "" }]));
+
+/**
  * The graph each pane opens first: its collection's first graph, under the id the app gives it. The
  * app renames a graph id that an earlier collection already used: "00-execution" -> "00-execution (2)".
  */
@@ -143,23 +157,48 @@ function urlName(name: string): string {
   return name.replace(/\//g, "\u2215");
 }
 
+/** What a view gives the parked frame it takes (see js/model-explorer/spare.ts). */
+export type AdoptOptions = Pick<ModelExplorerFrameOptions, "graph" | "onSelect" | "onContextLost" | "onEscape">;
+
 export class ModelExplorerFrame extends FrameBridge {
-  /** Resolves with milliseconds from frame creation to the first drawn graph. */
+  /** Resolves with milliseconds from frame creation (or adoption) to the first drawn graph. */
   readonly rendered: Promise<number>;
   private resolveRendered!: (ms: number) => void;
   private rejectRendered!: (error: Error) => void;
   private readonly boot: ShimBootMessage;
+  /** The graph on its way (a parked frame's follows the graph of the view that adopts it). */
+  private readonly pendingGraph: Promise<ModelExplorerGraph>;
   /** The graph, once it has landed (the app asks for it only after its start query). */
   private graph: ModelExplorerGraph | null = null;
+  private startedAt = performance.now();
+  /** A parked frame's: hands it the adopting view's graph. */
+  private adoptGraph: ((graph: Promise<ModelExplorerGraph>) => void) | null = null;
   /**
    * The app drops a select by node id that comes before it holds the graph, and "model-explorer-ready"
    * comes seconds before that: selections wait until the app is ready and the graph is drawn.
    */
   private readonly waitingFor = new Set<string>([ME_READY, SHIM_RENDERED]);
 
+  /**
+   * An app that starts now and waits, in `holder`, for the graph of whichever view adopts it. It can
+   * start before its graph is known: one pane, no node data.
+   */
+  static parked(holder: HTMLElement, bundle: AssetBundle): ModelExplorerFrame {
+    let adoptGraph!: (graph: Promise<ModelExplorerGraph>) => void;
+    const graph = new Promise<ModelExplorerGraph>((resolve) => {
+      adoptGraph = resolve; // resolved with a promise: follows it, a failure included
+    });
+    const frame = new ModelExplorerFrame(holder, { bundle, graph, startsBeforeGraph: true, onSelect: () => undefined });
+    frame.adoptGraph = adoptGraph;
+    // Not yet a widget's frame: "tlw-frame" once adopted.
+    frame.iframe.className = "tlw-spare-frame";
+    frame.iframe.style.cssText = "display:block;width:100%;height:100%;border:0";
+    return frame;
+  }
+
   constructor(
     container: HTMLElement,
-    private readonly options: ModelExplorerFrameOptions,
+    private options: ModelExplorerFrameOptions,
   ) {
     // Sandboxed: a process of its own, away from the notebook's DOM, cookies, storage and kernel.
     super({ title: "Model Explorer", sandboxed: true, onSelect: options.onSelect });
@@ -168,6 +207,7 @@ export class ModelExplorerFrame extends FrameBridge {
       this.rejectRendered = reject;
     });
     this.rendered.catch(() => undefined); // a failure is reported to whoever awaits it, not as unhandled
+    this.pendingGraph = options.graph;
     options.graph.then(
       (graph) => {
         this.graph = graph;
@@ -184,11 +224,21 @@ export class ModelExplorerFrame extends FrameBridge {
         urls: {},
         parentOrigin: window.origin,
         extensions: [JSON_ADAPTER],
-        query: "", // sent when the graph lands (SHIM_START)
+        query: "", // sent by SHIM_START
         infoPanelClosed: options.infoPanelClosed ?? true,
       },
     });
     this.start(container, html);
+  }
+
+  /** Takes a parked frame into `container` (without reloading it) to show the view's graph. */
+  adopt(container: HTMLElement, options: AdoptOptions): void {
+    if (!this.adoptGraph) throw new Error("Only a parked Model Explorer frame can be adopted, and once.");
+    this.options = { ...this.options, ...options };
+    this.startedAt = performance.now();
+    this.moveTo(container, options.onSelect);
+    this.adoptGraph(options.graph);
+    this.adoptGraph = null;
   }
 
   protected postSelect(nodeId: string): void {
@@ -209,12 +259,17 @@ export class ModelExplorerFrame extends FrameBridge {
     switch (message.cmd) {
       case SHIM_HELLO:
         // Copied, not transferred: every frame on the page gets the same files. The start query
-        // follows when the graph is here (after the files: one sender's messages keep their order).
+        // follows (at once, or when the graph is here): after the files, as one sender's messages
+        // keep their order.
         this.post({ ...this.boot });
-        this.options.graph.then(
-          ({ panes, nodeData }) => this.post({ cmd: SHIM_START, query: encodeQuery(startQuery(panes, nodeData)) }),
-          () => undefined, // `rendered` has failed with it
-        );
+        if (this.options.startsBeforeGraph) {
+          this.post({ cmd: SHIM_START, query: EARLY_START_QUERY });
+        } else {
+          this.pendingGraph.then(
+            ({ panes, nodeData }) => this.post({ cmd: SHIM_START, query: encodeQuery(startQuery(panes, nodeData)) }),
+            () => undefined, // `rendered` has failed with it
+          );
+        }
         break;
       case SHIM_FETCH:
         this.answer(message as unknown as ShimFetchRequest);
@@ -223,7 +278,7 @@ export class ModelExplorerFrame extends FrameBridge {
         this.arrived(ME_READY);
         break;
       case SHIM_RENDERED:
-        this.resolveRendered(Number(message.ms));
+        this.resolveRendered(performance.now() - this.startedAt);
         this.arrived(SHIM_RENDERED);
         break;
       case SHIM_FAILED:
@@ -258,8 +313,15 @@ export class ModelExplorerFrame extends FrameBridge {
     if (!this.waitingFor.size) this.becomeSelectable();
   }
 
-  /** The app's server API, answered from memory. */
+  /** The app's server API, answered from memory (once the graph is here: the app may ask before). */
   private answer(request: ShimFetchRequest): void {
+    if (!this.graph) {
+      this.pendingGraph.then(
+        () => this.answer(request),
+        () => undefined, // `rendered` has failed with it, and the view drops this frame
+      );
+      return;
+    }
     const url = new URL(request.url, "http://frame.invalid");
     const pane = this.graph?.panes[Number(url.searchParams.get("graph_index"))];
     const data = this.graph?.nodeData[Number(url.searchParams.get("node_data_index"))];

@@ -5,8 +5,8 @@
 // WebGL frames do not block the notebook page). It cannot load the page's blob: URLs, so it asks the
 // parent for the app's files, mints its own URLs, hands them to the shim, and adds the app's styles
 // and asks the browser to compile the app's module scripts (modulepreload) while the kernel is still
-// sending the graph. The scripts run when the start query arrives (SHIM_START, once the graph has
-// landed), as they would from index.html.
+// sending the graph. The scripts run when the start query arrives (SHIM_START), as they would from
+// index.html.
 import { rewriteFontFaces } from "./document";
 import "./frame-shim";
 import { SHIM_BOOT, SHIM_HELLO, SHIM_START, type ShimBootMessage, type ShimStartMessage } from "./protocol";

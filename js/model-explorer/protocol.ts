@@ -11,8 +11,8 @@ export const ME_SELECT_NODE = "model-explorer-select-node-by-node-id";
 export const SHIM_HELLO = "tlw-me-hello";
 export const SHIM_BOOT = "tlw-me-boot";
 /**
- * Parent -> frame, once the graph has landed: the app's start query. The frame has its files (and
- * has compiled the app's scripts) by then; only now do the scripts run, as the app reads the query.
+ * Parent -> frame, after SHIM_BOOT: the app's start query (at once, or once the graph has landed when
+ * the query needs it). Only now do the app's scripts run, as the app reads the query.
  */
 export const SHIM_START = "tlw-me-start";
 /** Our shim, inside the frame, asks the parent for an API answer; the parent replies. */
@@ -96,7 +96,7 @@ export interface ShimBootMessage {
   inlineStyles: string[];
 }
 
-/** The app's start query (the panes' graphs and node data), sent when the graph has landed. */
+/** The app's start query (the panes' graphs and node data). */
 export interface ShimStartMessage {
   cmd: typeof SHIM_START;
   query: string;

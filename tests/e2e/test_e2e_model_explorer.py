@@ -103,6 +103,57 @@ def test_second_widget_renders_without_a_second_asset_transfer(session: Session)
     assert "nodes" in viewer_text(session.viewer(1))
 
 
+# A new cell at the end of the notebook, run as a user runs it.
+RUN_NEW_CELL = """async (source) => {
+  const app = window.jupyterapp;
+  const notebook = app.shell.currentWidget.content;
+  notebook.activeCellIndex = notebook.widgets.length - 1;
+  await app.commands.execute("notebook:insert-cell-below");
+  notebook.activeCell.model.sharedModel.setSource(source);
+  await app.commands.execute("notebook:run-cell");
+}"""
+
+PARKED = "document.querySelector('.tlw-spare iframe.tlw-spare-frame')"
+
+
+def test_a_later_explorer_takes_the_app_parked_for_it(session: Session, artifacts: Any) -> None:
+    # Once the page is quiet after an explorer drew, a Model Explorer app boots out of sight: the next
+    # explorer of one pane without an overlay takes it, and skips the app's boot.
+    page = session.page.page
+    page.wait_for_function(f"() => {PARKED} !== null", timeout=60_000)
+    holder = page.locator(".tlw-spare")
+    assert holder.evaluate("e => e.inert && getComputedStyle(e).opacity === '0'")
+    assert page.locator(".tlw-spare iframe").content_frame.locator("canvas").count() == 0  # no WebGL yet
+    page.evaluate(f"() => {{ {PARKED}.tlwParked = true; }}")
+    page.evaluate(RUN_NEW_CELL, "w3 = tlw.explore(log, height=500)\nw3")
+    root = page.locator(".tlw-root").nth(2)
+    root.scroll_into_view_if_needed(timeout=60_000)  # a frame draws in the viewport
+    kernel = session.kernel
+    kernel.wait_ready("w3", timeout=120)
+    frame = root.locator("iframe.tlw-frame")
+    assert frame.evaluate("e => e.tlwParked === true")  # the very frame that was parked, not reloaded
+    assert frame.get_attribute("sandbox") == "allow-scripts"
+    viewer = frame.content_frame
+    nodes = kernel.value("w3._graph_info['graphs']['00-execution']")
+    viewer.get_by_text(f"{nodes} nodes").first.wait_for(timeout=30_000)
+    canvas = viewer.locator("webgl-renderer canvas").first
+    assert canvas.evaluate("c => c.width * c.height") > 10_000
+    # It fills its widget, as a frame made for it would.
+    box, canvas_box = frame.bounding_box(), canvas.bounding_box()
+    assert box is not None and canvas_box is not None and canvas_box["width"] > box["width"] * 0.8
+    # Selections cross both ways: the adopting view's, not the parked frame's placeholder.
+    target = kernel.value("log['transformer.h.4.mlp.c_fc'].label")
+    select_in_viewer_ui(viewer, target, kernel.value(f"w3._source.index.id_of_label({target!r})"))
+    kernel.wait_for("w3.selected_label", target, timeout=30)
+    kernel.run("w3.select('transformer.h.9.attn.c_proj')")
+    label = kernel.value("w3.selected_label")
+    open_info_panel(viewer)
+    row = viewer.locator("info-panel tr").filter(has=viewer.locator("td.key", has_text="torchlens_label"))
+    expect_text(row.locator("td.value .one-line-text").first, label)
+    root.screenshot(path=str(artifacts / "model-explorer-adopted.png"))
+    assert session.page.console_errors == []
+
+
 def test_page_made_no_request_off_this_machine(session: Session) -> None:
     assert session.page.requests, "the recorder saw nothing at all"
     assert session.page.off_machine_requests() == []

@@ -1,0 +1,106 @@
+// One Model Explorer app booted ahead of need, parked out of sight in the page, for the next explorer
+// that can start before its graph lands (one pane, no node data) to take. That explorer's first draw
+// then skips the app's boot: compiling and running its 2 MB of scripts, half a second to a second on
+// two cores. (Starting each explorer's app as its cell runs instead was measured: the boot then
+// competes with the kernel's export for the same cores, and no draw came sooner.)
+//
+// A spare is made once no viewer frame has drawn for QUIET_MS, after an explorer has shown the app on
+// this page, so it never competes with a draw. The browser moves it into the adopting view without
+// reloading it (Element.moveBefore); where it cannot, there is no spare. Until taken it holds no WebGL
+// context (the app makes one for its graph); one nobody takes within SPARE_LIFETIME_MS is dropped,
+// and its memory with it.
+import type { AssetBundle } from "../assets";
+import { framesMove } from "../frame-bridge";
+import { followHostTheme } from "../theme";
+import { type AdoptOptions, ModelExplorerFrame } from "./bridge";
+
+const QUIET_MS = 1500;
+const SPARE_LIFETIME_MS = 10 * 60 * 1000;
+/** Bumped when a spare's shape or its frame's adopt() changes: a page may run two builds' widgets. */
+const SPARE_FORMAT = 1;
+
+interface Spare {
+  format: number;
+  key: string;
+  frame: ModelExplorerFrame;
+  holder: HTMLElement;
+  stopTheme: () => void;
+  expiry: number;
+}
+
+/** One spare per page: it lives on globalThis, as each widget may load its own copy of this module. */
+interface SpareSlot {
+  spare: Spare | null;
+  quietTimer: number;
+  /** Model Explorer's app as the page has it (a spare is made only once an explorer has shown it). */
+  bundle: AssetBundle | null;
+}
+
+function slot(): SpareSlot {
+  const holder = globalThis as { __torchlensWidgetsSpare?: SpareSlot };
+  holder.__torchlensWidgetsSpare ??= { spare: null, quietTimer: 0, bundle: null };
+  return holder.__torchlensWidgetsSpare;
+}
+
+/** A viewer frame starts drawing (either viewer): no spare boots meanwhile. */
+export function drawStarted(): void {
+  window.clearTimeout(slot().quietTimer);
+}
+
+/**
+ * A viewer frame is done drawing (`bundle`: Model Explorer's app, if it was an explorer): a spare is
+ * parked once the page has been quiet for QUIET_MS, if an explorer has shown the app on this page.
+ */
+export function drawEnded(bundle?: AssetBundle): void {
+  const page = slot();
+  if (bundle) page.bundle = bundle;
+  const app = page.bundle;
+  if (!app || !framesMove()) return;
+  window.clearTimeout(page.quietTimer);
+  page.quietTimer = window.setTimeout(() => park(app), QUIET_MS);
+}
+
+function park(bundle: AssetBundle): void {
+  const page = slot();
+  if (page.spare?.format === SPARE_FORMAT && page.spare.key === bundle.key && page.spare.holder.isConnected) return;
+  dropSpare();
+  const holder = document.createElement("div");
+  holder.className = "tlw-spare";
+  holder.inert = true; // out of the tab order and the accessibility tree until adopted
+  // Laid out like a widget's frame (the app sizes itself once), but unseen and never hit.
+  holder.style.cssText = "position:fixed;left:0;top:0;width:800px;height:600px;opacity:0;pointer-events:none;z-index:-1;overflow:hidden";
+  document.body.appendChild(holder);
+  // The same light or dark as the widgets, which the app reads as it starts.
+  const stopTheme = followHostTheme(holder);
+  const frame = ModelExplorerFrame.parked(holder, bundle);
+  const expiry = window.setTimeout(dropSpare, SPARE_LIFETIME_MS);
+  page.spare = { format: SPARE_FORMAT, key: bundle.key, frame, holder, stopTheme, expiry };
+}
+
+function release(taken: Spare): void {
+  window.clearTimeout(taken.expiry);
+  taken.stopTheme();
+  taken.holder.remove();
+}
+
+function dropSpare(): void {
+  const page = slot();
+  const dropped = page.spare;
+  if (!dropped) return;
+  page.spare = null;
+  dropped.frame.dispose();
+  release(dropped);
+}
+
+/** The parked app for `bundle`, moved into `container` to show the view's graph; null if there is none. */
+export function adoptSpare(bundle: AssetBundle, container: HTMLElement, options: AdoptOptions): ModelExplorerFrame | null {
+  const page = slot();
+  const taken = page.spare;
+  if (taken?.format !== SPARE_FORMAT || taken.key !== bundle.key || !taken.holder.isConnected || !container.isConnected) {
+    return null;
+  }
+  page.spare = null;
+  taken.frame.adopt(container, options);
+  release(taken);
+  return taken.frame;
+}
