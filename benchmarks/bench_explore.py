@@ -11,7 +11,9 @@ downloaded): GPT-2 small, BERT base, ViT base, GPT-2 with 48 layers (64 wide), a
   - Python: explore() and its first graph reply (where it exports) against the bare torchlens
     export it wraps (both viewers), best of 3;
   - cell execution -> graph rendered inline (first widget on a fresh page, where the viewer's assets
-    cross the widget channel, and a later one), against the same graph in the same viewer served by
+    cross the widget channel; a later one, its cell run as soon as the first drew; for Model Explorer
+    also a next one, its cell run NEXT_CELL_PAUSE_S later, as a reader runs the next cell, by when
+    an app is parked for it: js/model-explorer/spare.ts), against the same graph in the same viewer served by
     its own package (Model Explorer's server from ai-edge-model-explorer, netron.serve) and opened in
     a plain page (navigation -> rendered);
   - bytes: over the widget channel for the first and a later widget; HTTP bodies of the served page;
@@ -168,9 +170,12 @@ ROWS: list[tuple[str, str, str]] = [
     ("me_first_browser", "  of which graph in page -> drawn", "ms"),
     ("me_later", "ME inline: cell -> rendered, later widget, ms", "ms"),
     ("me_later_browser", "  of which graph in page -> drawn", "ms"),
+    ("me_next", "ME inline: cell -> rendered, next widget (3 s after), ms", "ms"),
+    ("me_next_browser", "  of which graph in page -> drawn", "ms"),
     ("me_served", "ME served (model-explorer): page -> rendered, ms", "ms"),
     ("me_first_ratio", "  ratio first widget / served page", "x"),
     ("me_later_ratio", "  ratio later widget / served page", "x"),
+    ("me_next_ratio", "  ratio next widget / served page", "x"),
     ("me_server_start", "ME served: server start, ms", "ms"),
     ("me_served_total", "ME served: export + server start + page, ms", "ms"),
     ("me_total_ratio", "  ratio first widget / export + server + page", "x"),
@@ -217,6 +222,7 @@ RATIOS = {
     "py_netron_ratio": ("py_netron", "py_netron_export"),
     "me_first_ratio": ("me_first", "me_served"),
     "me_later_ratio": ("me_later", "me_served"),
+    "me_next_ratio": ("me_next", "me_served"),
     "netron_first_ratio": ("netron_first", "netron_served"),
     "netron_later_ratio": ("netron_later", "netron_served"),
     "me_bytes_ratio": ("me_bytes_first", "me_bytes_served"),
@@ -227,12 +233,19 @@ RATIOS = {
     "me_vscode_time_ratio": ("me_vscode_first", "me_first"),
     "me_vscode_bytes_ratio": ("me_vscode_bytes", "me_lab_ws_bytes"),
 }
+# A reader runs the next cell seconds after the last graph drew: by then a Model Explorer app is
+# parked for it (js/model-explorer/spare.ts parks one once the page has been quiet for 1.5 s).
+NEXT_CELL_PAUSE_S = 3.0
+# Which widgets inline() times, per viewer: the first on a fresh page, a later one run at once, and
+# (Model Explorer, which parks an app) a next one run NEXT_CELL_PAUSE_S after the last drew.
+INLINE_ORDERS = {"me": ("first", "later", "next"), "netron": ("first", "later")}
 # What inline() measures: cell -> rendered (and its browser part), bytes sent, per viewer and order.
 INLINE_ROWS = tuple(
     f"{viewer}_{measure}{order}{part}"
-    for viewer in ("me", "netron")
-    for order in ("first", "later")
+    for viewer, orders in INLINE_ORDERS.items()
+    for order in orders
     for measure, part in (("", ""), ("", "_browser"), ("bytes_", ""))
+    if not (order == "next" and measure)
 )
 # The served viewers end to end, from a trace in the kernel (netron.serve starts in-process at once).
 SUMS = {
@@ -349,23 +362,26 @@ def kernel_memory(results: Results, case: str, kernel: KernelAccess, count: int)
 def inline(
     results: Results, case: str, notebook: Notebook, server: JupyterServer, name: str, repeat: int
 ) -> None:
-    """Each repeat on a fresh page (its asset cache empty): each viewer's cell twice, first and later."""
+    """Each repeat on a fresh page (its asset cache empty): each viewer's cell in INLINE_ORDERS."""
     samples: dict[str, list[float]] = {}
     kernel = notebook.kernel
     for attempt in range(repeat):
         if attempt:
             open_notebook(notebook.page, server, name)
         for viewer, cell, key in (("me", ME_CELL, "me"), ("netron", NETRON_CELL, "nt")):
-            for order in ("first", "later"):
+            for order in INLINE_ORDERS[viewer]:
+                if order == "next":
+                    time.sleep(NEXT_CELL_PAUSE_S)
                 socket_before = notebook.socket_bytes[0]
                 total, browser = notebook.cell_to_render_ms(cell, key)
                 if (viewer, order) == ("me", "first"):
                     samples.setdefault("me_lab_ws_bytes", []).append(notebook.socket_bytes[0] - socket_before)
                 samples.setdefault(f"{viewer}_{order}", []).append(total)
                 samples.setdefault(f"{viewer}_{order}_browser", []).append(browser)
-                results.values.setdefault(f"{viewer}_bytes_{order}", {})[case] = kernel.value(
-                    f"{key}.bytes_sent"
-                )
+                if order != "next":  # the same graph as the later widget's
+                    results.values.setdefault(f"{viewer}_bytes_{order}", {})[case] = kernel.value(
+                        f"{key}.bytes_sent"
+                    )
     for row, values in samples.items():
         results.put(row, case, values)
 
