@@ -84,8 +84,9 @@ export abstract class FrameBridge {
 
   /** Moves the frame into `container` without reloading it (where the browser can move it so). */
   protected moveTo(container: HTMLElement, onSelect: (nodeId: string) => void): void {
+    if (!container.moveBefore) throw new Error("This browser cannot move a frame without reloading it.");
+    container.moveBefore(this.iframe, null);
     this.bridgeOptions = { ...this.bridgeOptions, onSelect };
-    container.moveBefore?.(this.iframe, null);
     this.iframe.className = "tlw-frame";
     this.iframe.removeAttribute("style");
   }

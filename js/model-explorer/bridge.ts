@@ -234,9 +234,9 @@ export class ModelExplorerFrame extends FrameBridge {
   /** Takes a parked frame into `container` (without reloading it) to show the view's graph. */
   adopt(container: HTMLElement, options: AdoptOptions): void {
     if (!this.adoptGraph) throw new Error("Only a parked Model Explorer frame can be adopted, and once.");
+    this.moveTo(container, options.onSelect); // first: a move the browser refuses changes nothing
     this.options = { ...this.options, ...options };
     this.startedAt = performance.now();
-    this.moveTo(container, options.onSelect);
     this.adoptGraph(options.graph);
     this.adoptGraph = null;
   }

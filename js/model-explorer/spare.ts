@@ -100,7 +100,14 @@ export function adoptSpare(bundle: AssetBundle, container: HTMLElement, options:
     return null;
   }
   page.spare = null;
-  taken.frame.adopt(container, options);
+  try {
+    taken.frame.adopt(container, options);
+  } catch {
+    // The browser refused the move (a container it cannot move a frame into): a new frame it is.
+    taken.frame.dispose();
+    release(taken);
+    return null;
+  }
   release(taken);
   return taken.frame;
 }

@@ -82,6 +82,18 @@ describe("the Model Explorer app parked for the next explorer", () => {
     expect(adoptSpare(APP, view(), adoptOptions)).toBeNull();
   });
 
+  it("is dropped when the browser refuses to move it, and the explorer makes its own frame", () => {
+    drawEnded(APP);
+    vi.advanceTimersByTime(1500);
+    const refusing = vi.spyOn(FakeFrame.prototype, "adopt").mockImplementation(() => {
+      throw new DOMException("moveBefore refused", "HierarchyRequestError");
+    });
+    expect(adoptSpare(APP, view(), adoptOptions)).toBeNull();
+    expect(made[0].disposed).toBe(true);
+    expect(spares()).toHaveLength(0);
+    refusing.mockRestore();
+  });
+
   it("is never made where the browser cannot move a frame without reloading it", () => {
     delete (Element.prototype as { moveBefore?: unknown }).moveBefore;
     drawEnded(APP);
