@@ -115,7 +115,10 @@ def press(button: Any) -> None:
     """Activates a button from the keyboard: Enter on the focused button, which the page must see as
     the button's click. Model Explorer's app may move the focus into its frame as it lays out (its
     search box), and its frame has a process of its own, so that can land between Playwright's focus
-    and its key; a user whose key went to the frame presses again, and so does this (at most thrice)."""
+    and its key; a user whose key went to the frame presses again, and so does this (at most thrice).
+    Every button here is pressed so: a mouse click goes where the button was when Playwright looked,
+    and one on "First divergence" once left no trace in a full run (the page showed the notebook
+    scrolled, the button half under JupyterLab's toolbar)."""
     for _ in range(3):
         button.evaluate(
             "b => { b.__tlwClicked = false;"
@@ -179,7 +182,7 @@ def test_explorer_with_a_baseline_answers_from_its_button_and_from_python(sessio
     root, frame = session.root(1), session.frame(1)
     label = kernel.value("diverged")
     expect(root.locator(".tlw-debug button")).to_have_text(["First divergence"])
-    root.get_by_role("button", name="First divergence").click()
+    press(root.get_by_role("button", name="First divergence"))
     kernel.wait_for("w.selected_label", label, timeout=60)
     model_explorer_names(frame, label)
     expect(root.locator(".tlw-inspector")).to_contain_text(label, timeout=30_000)
@@ -225,7 +228,7 @@ def test_lineage_button_highlights_in_model_explorer_and_keeps_the_selection(
     session.page.page.wait_for_timeout(1_500)  # the centring animation
     before = highlight_pixels(session.frame_element(index))
     drawn = session.drawn_at(index)
-    root.locator(".tlw-inspector").get_by_role("button", name="upstream", exact=True).click()
+    press(root.locator(".tlw-inspector").get_by_role("button", name="upstream", exact=True))
     kernel.wait_for("bool(w.highlighted)", True, timeout=60)
     highlighted = kernel.value("w.highlighted")
     upstream = kernel.value(
@@ -273,7 +276,7 @@ def test_netron_answers_from_the_buttons_and_from_python(session: Session) -> No
         session.wait_redrawn(index, drawn, viewer="netron")
     w_root, n_root = session.root(1), session.root(2)
     kernel.run("w.select(elsewhere)")
-    w_root.get_by_role("button", name="First divergence").click()
+    press(w_root.get_by_role("button", name="First divergence"))
     kernel.wait_for("w.selected_label", kernel.value("diverged"), timeout=60)
     netron_names(session.frame(1), kernel.value("w.selected_node"))
     expect(w_root.locator(".tlw-inspector")).to_contain_text(kernel.value("diverged"), timeout=30_000)
@@ -299,7 +302,7 @@ def test_netron_marks_highlighted_boxes_apart_and_again_after_a_redraw(
     netron_names(frame, kernel.value("w.selected_node"))
     marked = frame.locator("g.node.tlw-highlight")
     expect(marked).to_have_count(0)
-    root.locator(".tlw-inspector").get_by_role("button", name="downstream", exact=True).click()
+    press(root.locator(".tlw-inspector").get_by_role("button", name="downstream", exact=True))
     kernel.wait_for("bool(w.highlighted)", True, timeout=60)
     expect(root.locator(".tlw-status")).to_contain_text("Downstream of", timeout=30_000)
     expect(marked.first).to_be_attached(timeout=30_000)
