@@ -67,7 +67,7 @@ function park(bundle: AssetBundle): void {
   const holder = document.createElement("div");
   holder.className = "tlw-spare";
   holder.inert = true; // out of the tab order and the accessibility tree until adopted
-  // Laid out like a widget's frame (the app sizes itself once), but unseen and never hit.
+  // A widget's size while the app boots (it fits itself to the view that takes it), unseen and never hit.
   holder.style.cssText = "position:fixed;left:0;top:0;width:800px;height:600px;opacity:0;pointer-events:none;z-index:-1;overflow:hidden";
   document.body.appendChild(holder);
   // The same light or dark as the widgets, which the app reads as it starts.
