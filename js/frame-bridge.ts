@@ -87,8 +87,6 @@ export abstract class FrameBridge {
     if (!container.moveBefore) throw new Error("This browser cannot move a frame without reloading it.");
     container.moveBefore(this.iframe, null);
     this.bridgeOptions = { ...this.bridgeOptions, onSelect };
-    this.iframe.className = "tlw-frame";
-    this.iframe.removeAttribute("style");
   }
 
   /** The frame can take selections now: the one asked for meanwhile is sent. */

@@ -88,12 +88,6 @@ export interface ModelExplorerFrameOptions {
   bundle: AssetBundle;
   /** Still on its way from the kernel when the frame starts; a failure fails `rendered`. */
   graph: Promise<ModelExplorerGraph>;
-  /**
-   * Start the app now, with the start query of one pane and no node data (EARLY_START_QUERY), and
-   * answer its request for the graph when the graph lands; else start it when the graph lands. Only
-   * a parked app starts before (measured: an app booting as the kernel exports only competes with it).
-   */
-  startsBeforeGraph?: boolean;
   onSelect: (nodeId: string) => void;
   /** A WebGL context of a canvas on screen was lost: the graph is blank until the frame is redrawn. */
   onContextLost?: () => void;
@@ -133,7 +127,7 @@ export function startQuery(panes: PaneGraph[], nodeData: NodeDataFile[] = []): S
  * The start query of one pane without node data: all it names is the collection's URL, whose label
  * is only the app's fallback (the collection's own label is shown), so it is known before the graph.
  */
-export const EARLY_START_QUERY = encodeQuery(startQuery([{ label: "graph", graphJson: "" }]));
+const EARLY_START_QUERY = encodeQuery(startQuery([{ label: "graph", graphJson: "" }]));
 
 /**
  * The graph each pane opens first: its collection's first graph, under the id the app gives it. The
@@ -157,6 +151,9 @@ function urlName(name: string): string {
   return name.replace(/\//g, "\u2215");
 }
 
+/** A parked frame's class until a view takes it (it is no widget's "tlw-frame" yet). */
+const PARKED_CLASS = "tlw-spare-frame";
+
 /** What a view gives the parked frame it takes (see js/model-explorer/spare.ts). */
 export type AdoptOptions = Pick<ModelExplorerFrameOptions, "graph" | "onSelect" | "onContextLost" | "onEscape">;
 
@@ -171,6 +168,12 @@ export class ModelExplorerFrame extends FrameBridge {
   /** The graph, once it has landed (the app asks for it only after its start query). */
   private graph: ModelExplorerGraph | null = null;
   private startedAt = performance.now();
+  /**
+   * A parked frame's app starts at once with EARLY_START_QUERY, its request for the graph answered
+   * when the graph lands; any other starts when the graph lands (measured: an app booting as the
+   * kernel exports only competes with it).
+   */
+  private startsBeforeGraph = false;
   /** A parked frame's: hands it the adopting view's graph. */
   private adoptGraph: ((graph: Promise<ModelExplorerGraph>) => void) | null = null;
   /**
@@ -188,10 +191,10 @@ export class ModelExplorerFrame extends FrameBridge {
     const graph = new Promise<ModelExplorerGraph>((resolve) => {
       adoptGraph = resolve; // resolved with a promise: follows it, a failure included
     });
-    const frame = new ModelExplorerFrame(holder, { bundle, graph, startsBeforeGraph: true, onSelect: () => undefined });
+    const frame = new ModelExplorerFrame(holder, { bundle, graph, onSelect: () => undefined });
+    frame.startsBeforeGraph = true; // read when the frame says hello, after this task
     frame.adoptGraph = adoptGraph;
-    // Not yet a widget's frame: "tlw-frame" once adopted.
-    frame.iframe.className = "tlw-spare-frame";
+    frame.iframe.className = PARKED_CLASS;
     frame.iframe.style.cssText = "display:block;width:100%;height:100%;border:0";
     return frame;
   }
@@ -235,6 +238,8 @@ export class ModelExplorerFrame extends FrameBridge {
   adopt(container: HTMLElement, options: AdoptOptions): void {
     if (!this.adoptGraph) throw new Error("Only a parked Model Explorer frame can be adopted, and once.");
     this.moveTo(container, options.onSelect); // first: a move the browser refuses changes nothing
+    this.iframe.className = "tlw-frame";
+    this.iframe.removeAttribute("style");
     this.options = { ...this.options, ...options };
     this.startedAt = performance.now();
     this.adoptGraph(options.graph);
@@ -262,7 +267,7 @@ export class ModelExplorerFrame extends FrameBridge {
         // follows (at once, or when the graph is here): after the files, as one sender's messages
         // keep their order.
         this.post({ ...this.boot });
-        if (this.options.startsBeforeGraph) {
+        if (this.startsBeforeGraph) {
           this.post({ cmd: SHIM_START, query: EARLY_START_QUERY });
         } else {
           this.pendingGraph.then(
@@ -323,8 +328,8 @@ export class ModelExplorerFrame extends FrameBridge {
       return;
     }
     const url = new URL(request.url, "http://frame.invalid");
-    const pane = this.graph?.panes[Number(url.searchParams.get("graph_index"))];
-    const data = this.graph?.nodeData[Number(url.searchParams.get("node_data_index"))];
+    const pane = this.graph.panes[Number(url.searchParams.get("graph_index"))];
+    const data = this.graph.nodeData[Number(url.searchParams.get("node_data_index"))];
     let status = 200;
     let body: string;
     if (url.pathname === "/api/v1/load_graphs_json" && pane) {
