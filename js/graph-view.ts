@@ -8,6 +8,7 @@ import { fetchDrawInputs } from "./draw-inputs";
 import { admit, contextsOf, release, trackVisibility, type BudgetEntry } from "./frame-budget";
 import { bufferEncodingFor } from "./host-transport";
 import type { InspectorPanel } from "./inspector";
+import { giveFocusBack } from "./host-focus";
 import { kernelOf, lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
 import { debugQuestions, parseDebugReply, parseInspectReply, type DebugParams, type Viewer } from "./protocol";
 import { Room } from "./room";
@@ -189,9 +190,21 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     });
     if (stale()) return;
     let graphLanded = performance.now(); // when the graph was in the page (renderMs counts from there)
+    let landed = false;
+    // A frame draws only on screen (see below): until it has, the status line says which wait it is.
+    const sayWhatDraws = () => {
+      if (stale() || !landed) return;
+      const nodes = nodeCount(model.get("_graph_info"));
+      const onScreen = isDisplayed(view.root) && budget.visible;
+      view.setStatus(
+        onScreen ? `Laying out ${nodes} nodes…` : `Waiting to be on screen: ${nodes} nodes are drawn when this view is scrolled to.`,
+        "loading",
+      );
+    };
     const layingOut = () => {
       graphLanded = performance.now();
-      if (!stale()) view.setStatus(`Laying out ${nodeCount(model.get("_graph_info"))} nodes…`, "loading");
+      landed = true;
+      sayWhatDraws();
     };
     let rendered: Promise<number> | null = null;
     if (frame && frame.viewer === viewer) {
@@ -211,6 +224,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
         onContextLost,
         onNotice: (text) => view.setNotice(text),
         onEscape: () => {
+          giveFocusBack(view.root); // Escape leaves the viewer: the notebook's keys work again
           if (model.get("maximized")) setTrait("maximized", false);
         },
       });
@@ -234,12 +248,13 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     // Only time in the viewport counts. Both viewers' frames are sandboxed (cross-origin), and Chromium
     // runs no animation frame in such a frame while it is off screen: Netron lays out after three of
     // them, Model Explorer renders in them. A frame below the fold draws once it is scrolled to.
+    const sayingWhatDraws = window.setInterval(sayWhatDraws, 500);
     const frameMs = await pausableDeadline(
       rendered,
       () => isDisplayed(view.root) && budget.visible,
       () => drawTimeout(current),
       RENDER_BUDGET_MS,
-    );
+    ).finally(() => window.clearInterval(sayingWhatDraws));
     if (stale()) return;
     const selected = model.get("selected_node");
     if (selected) current.select(selected);
