@@ -124,10 +124,11 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   let lost: KernelLoss | null = null; // the kernel restarted or died: this view is read-only
   let paused = false; // off-screen, its frame freed for the page's WebGL budget (frame-budget.ts)
 
-  const report = (status: "loading" | "ready" | "error" | "paused", error = "") => {
+  const report = (status: "loading" | "ready" | "error" | "paused", error = "", drew = false) => {
     if (lost) return; // nobody is listening any more
     model.set("status", status);
     model.set("error", error);
+    if (drew) model.set("draws", (model.get("draws") ?? 0) + 1);
     model.save_changes();
   };
   // The picture a saved notebook shows until the kernel runs the cell again (js/saved-picture.ts).
@@ -264,8 +265,9 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     el.dataset.frameMs = String(Math.round(frameMs));
     el.dataset.viewer = current.viewer; // which viewer drew last (a switch's redraw is told apart)
     el.dataset.renderedAt = String(Date.now());
+    el.dataset.draws = String(Number(el.dataset.draws ?? 0) + 1); // this view's own count
     el.dataset.assetRequests = String(assetTransfers().requests);
-    report("ready");
+    report("ready", "", true);
     picture.soon();
   }
 

@@ -12,6 +12,8 @@ export interface WidgetTraits {
   selected_label: string;
   status: string;
   error: string;
+  /** How many graphs the views of this widget have painted (a fresh signal for whoever waits on a draw). */
+  draws: number;
   _asset_key: string;
   _graph_rev: number;
   _graph_info: { label?: string; graphs?: Record<string, number>; warnings?: string[] };

@@ -35,8 +35,9 @@ INSPECTOR_WIDTH = 320
 MIN_INSPECTOR_WIDTH = 160
 # The layout traits a view may set (the divider, the fold and maximize buttons, Escape).
 ROOM_TRAITS = frozenset({"inspector_width", "inspector_collapsed", "maximized"})
-# What the browser reports: the draw's status, its error, and the picture of the graph as drawn.
-REPORTED_TRAITS = frozenset({"status", "error", "_picture"})
+# What the browser reports: the draw's status, its error, how many graphs were drawn, and the picture
+# of the graph as drawn.
+REPORTED_TRAITS = frozenset({"status", "error", "draws", "_picture"})
 
 
 def bundle_source() -> pathlib.Path | str:
@@ -73,6 +74,10 @@ class ViewerWidget(BrowserState):
     # Model Explorer frame was freed off-screen (the page's WebGL budget) and redraws when scrolled back.
     status = traitlets.Unicode("", read_only=True).tag(sync=True)
     error = traitlets.Unicode("", read_only=True).tag(sync=True)
+    # How many times a view of this widget has painted a graph (its frame painted, not only "ready"):
+    # a wait for a redraw reads it before the change and waits for it to grow, never for a "ready"
+    # that may be left from the last draw.
+    draws = traitlets.Int(0, min=0, read_only=True).tag(sync=True)
     # Why the last request did not go as asked: a refused change, a failing callback.
     notice = traitlets.Unicode("", read_only=True).tag(sync=True)
     # Internals: which asset bundle the page needs, a counter bumped whenever the graph changes, and
