@@ -240,7 +240,7 @@ class Diff(ViewerWidget):
         if self._highlight_nodes:  # marked in the reply only, never in the validated collections
             marked = self._highlight_nodes
             buffers = [gzip_json(highlighted(pane.collection, marked)) for pane in (payload.a, payload.b)]
-        if payload.deltas:  # no comparable node: no heatmap (an empty node-data file shows nothing)
+        if payload.node_data_b.get("results"):  # no finite delta: no heatmap (an empty file shows nothing)
             name = str(payload.node_data_b.get("name", "delta"))
             header["paneNodeData"] = [PaneNodeData(name=name, pane=0), PaneNodeData(name=name, pane=1)]
             buffers += [wire["node_data_a"], wire["node_data_b"]]
