@@ -21,7 +21,7 @@ export interface WidgetTraits {
   baseline_summary: { line?: string };
   /** "diff" for tlw.diff(): two panes, no overlay control, a summary and the largest deltas. */
   _kind?: string;
-  summary: { line?: string; top?: { node_id: string; label: string; value: number }[] };
+  summary: { line?: string; top?: TopDelta[] };
   selected_labels: [string, string];
   /** The inspector's width in px beside the graph, folded to a strip, the widget maximized (js/room.ts). */
   inspector_width: number;
@@ -40,4 +40,12 @@ export interface WidgetTraits {
   show_buffers?: string;
   /** A PNG data URL of the graph as a view last drew it (js/saved-picture.ts); "" until then. */
   _picture?: string;
+}
+
+/** One of a diff's largest deltas. A NaN or Inf delta has value null and says which in text ("NaN", "inf"). */
+export interface TopDelta {
+  node_id: string;
+  label: string;
+  value: number | null;
+  text?: string;
 }

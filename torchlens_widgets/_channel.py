@@ -35,10 +35,13 @@ log = logging.getLogger(__name__)
 
 
 class RequestChannel:
-    def __init__(self, send: Callable[..., None]) -> None:
+    def __init__(self, send: Callable[..., None], notice: Callable[[str], None] | None = None) -> None:
         self._send = send
+        # Where a failure that has no reply to travel in is shown (the widget's `notice`).
+        self._notice = notice
         self._handlers: dict[str, Handler] = {}
         self._after_reply: dict[str, Callable[[], None]] = {}
+        self._after_reply_failed: set[str] = set()  # logged once each: it would fail on every reply
         self.bytes_sent = 0  # buffer bytes answered so far, before any base64 (benchmarks read it)
 
     def register(
@@ -82,7 +85,19 @@ class RequestChannel:
         else:
             self._send(response, buffers)
         if method in self._after_reply:
+            self._run_after_reply(method)
+
+    def _run_after_reply(self, method: str) -> None:
+        """The hook of ``method``: its reply has left, so a failure is logged (once) and shown in the
+        notice instead of escaping into the comm's message handler, where nobody would see it."""
+        try:
             self._after_reply[method]()
+        except Exception as error:
+            if method not in self._after_reply_failed:
+                self._after_reply_failed.add(method)
+                log.exception("torchlens-widgets work after the %r reply failed", method)
+            if self._notice is not None:
+                self._notice(f"Work after the {method} reply failed: {type(error).__name__}: {error}")
 
 
 def _error(request_id: Any, channel: str | None, message: str) -> ErrorResponse:

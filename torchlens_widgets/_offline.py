@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import json
 import pathlib
 import shutil
 import tempfile
@@ -26,6 +25,7 @@ from typing import IO, Any
 from ._errors import SaveSizeError, ViewerAssetsError
 from ._gzip_json import compact_json
 from ._protocol import RECORDING_FORMAT, Reply
+from .inspector.facts import python_string
 
 # The saved page may run its inline bootstrap and the blob: modules it makes; its frames inherit this.
 PAGE_CSP = "; ".join(
@@ -303,7 +303,7 @@ def _marker(label: str, max_bytes: int) -> Reply:
             "label": label,
             "title": label,
             "privacy_profile": "",
-            "expression": f"log[{json.dumps(label)}]",
+            "expression": f"log[{python_string(label)}]",  # "Copy" gives Python, as every panel does
             "facts": [],
             "value": {
                 "status": "withheld",

@@ -94,7 +94,7 @@ class ViewerWidget(BrowserState):
 
     def _open(self) -> None:
         """Answer the browser's requests from now on (it asks; messages sent before it renders are lost)."""
-        self._channel = RequestChannel(self.send)
+        self._channel = RequestChannel(self.send, notice=lambda text: self.set_trait("notice", text))
         self._channel.register("assets", self._answer_assets)
         self._channel.register("graph", self._answer_graph, after_reply=self._after_graph_reply)
         self._channel.register("inspect", self._answer_inspect)
