@@ -80,8 +80,9 @@ class ViewerWidget(BrowserState):
     _asset_key = traitlets.Unicode("").tag(sync=True)
     _graph_rev = traitlets.Int(0).tag(sync=True)
     _graph_info = traitlets.Dict().tag(sync=True)
-    # A WebP (or PNG) data URL of the graph as a view last drew it: kept in the notebook when the host saves widget
-    # state, and shown by a view restored from it before the kernel runs the cell (js/saved-picture.ts).
+    # A WebP (or PNG) data URL of the graph as a view last drew it: kept in the notebook when the host
+    # saves widget state, and shown by a view restored from it before the kernel runs the cell
+    # (js/saved-picture.ts).
     _picture = traitlets.Unicode("").tag(sync=True)
 
     # False until __init__ has set everything up: trait observers fire during construction too.
