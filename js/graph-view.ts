@@ -133,6 +133,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   };
   // The picture a saved notebook shows until the kernel runs the cell again (js/saved-picture.ts).
   const picture = pictureKeeper({
+    widget: model,
     take: () => {
       const current = frame;
       if (!current || disposed || lost || paused || !isDisplayed(view.root)) return null;

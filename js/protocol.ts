@@ -9,9 +9,12 @@
 /** Tag of a recording written by `w.save_html()` (torchlens_widgets/_offline.py writes it). */
 export const RECORDING_FORMAT = "torchlens-widgets/recording@1";
 
-/** How a view's picture of its graph starts, and its longest length: what a saved notebook keeps (`_picture`). */
-export const PICTURE_PREFIX = "data:image/png;base64,";
-export const PICTURE_MAX_CHARS = 300_000;
+/**
+ * How a view's picture of its graph may start (WebP where the browser encodes it, else PNG), and its
+ * longest length: what a saved notebook keeps per widget (`_picture`).
+ */
+export const PICTURE_PREFIXES = ["data:image/webp;base64,", "data:image/png;base64,"] as const;
+export const PICTURE_MAX_CHARS = 40_000;
 
 /** What each cell of a heatmap's mask buffer means (the kernel's MASK_* codes). */
 export const MASK_CODES = { finite: 0, nan: 1, posinf: 2, neginf: 3 } as const;

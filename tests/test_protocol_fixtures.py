@@ -24,7 +24,7 @@ from torchlens.options import CaptureOptions
 from view_requests import ask
 
 import torchlens_widgets as tlw
-from torchlens_widgets._protocol import MASK_CODES, PICTURE_MAX_CHARS, PICTURE_PREFIX, RECORDING_FORMAT
+from torchlens_widgets._protocol import MASK_CODES, PICTURE_MAX_CHARS, PICTURE_PREFIXES, RECORDING_FORMAT
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "protocol"
 WRITE = os.environ.get("TLW_WRITE_PROTOCOL_FIXTURES") == "1"
@@ -120,7 +120,7 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
     out["constants"] = {
         "mask_codes": MASK_CODES,
         "recording_format": RECORDING_FORMAT,
-        "picture_prefix": PICTURE_PREFIX,
+        "picture_prefixes": list(PICTURE_PREFIXES),
         "picture_max_chars": PICTURE_MAX_CHARS,
     }
     return out

@@ -25,9 +25,10 @@ MASK_CODES = {"finite": MASK_FINITE, "nan": MASK_NAN, "posinf": MASK_POSINF, "ne
 RECORDING_FORMAT = "torchlens-widgets/recording@1"
 
 # The picture of its graph a view keeps in the widget's state (``_picture``, shown by a notebook reopened
-# before its kernel runs the cell): a PNG data URL of at most this many characters (~220 KB of PNG).
-PICTURE_PREFIX = "data:image/png;base64,"
-PICTURE_MAX_CHARS = 300_000
+# before its kernel runs the cell): a WebP (where the browser encodes it) or PNG data URL of at most this
+# many characters (~29 KB of image), one per widget.
+PICTURE_PREFIXES = ("data:image/webp;base64,", "data:image/png;base64,")
+PICTURE_MAX_CHARS = 40_000
 
 ViewerName = Literal["model-explorer", "netron"]
 Method = Literal["assets", "graph", "inspect", "debug"]

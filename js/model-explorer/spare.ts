@@ -11,6 +11,7 @@
 // and its memory with it.
 import type { AssetBundle } from "../assets";
 import { framesMove } from "../frame-bridge";
+import { isRecord, pageGlobal } from "../page-globals";
 import { followHostTheme } from "../theme";
 import { type AdoptOptions, ModelExplorerFrame } from "./bridge";
 
@@ -28,7 +29,7 @@ interface Spare {
   expiry: number;
 }
 
-/** One spare per page: it lives on globalThis, as each widget may load its own copy of this module. */
+/** One spare per page: it lives on globalThis (js/page-globals.ts), as each widget may load its own copy of this module. */
 interface SpareSlot {
   spare: Spare | null;
   quietTimer: number;
@@ -38,10 +39,12 @@ interface SpareSlot {
   bundle: AssetBundle | null;
 }
 
+function isSlot(held: unknown): held is SpareSlot {
+  return isRecord(held) && "spare" in held && "quietTimer" in held && "drawing" in held && "bundle" in held;
+}
+
 function slot(): SpareSlot {
-  const holder = globalThis as { __torchlensWidgetsSpare?: SpareSlot };
-  holder.__torchlensWidgetsSpare ??= { spare: null, quietTimer: 0, drawing: 0, bundle: null };
-  return holder.__torchlensWidgetsSpare;
+  return pageGlobal("Spare", () => ({ spare: null, quietTimer: 0, drawing: 0, bundle: null }), isSlot);
 }
 
 /**

@@ -17,7 +17,7 @@ from conftest import SETTLED, RecordedPage
 from harness import JupyterServer, open_notebook, run_all_cells
 from playwright.sync_api import expect
 
-from torchlens_widgets._protocol import PICTURE_MAX_CHARS, PICTURE_PREFIX
+from torchlens_widgets._protocol import PICTURE_MAX_CHARS, PICTURE_PREFIXES
 
 CELLS = [
     """import torch, transformers, torchlens as tl, torchlens_widgets as tlw
@@ -72,7 +72,7 @@ def test_a_reopened_notebook_shows_each_graph_as_last_drawn_until_its_cells_run(
                 page.page.wait_for_function(SETTLED, arg=2, timeout=240_000)
                 # Each view keeps a picture of what it drew, a moment after the draw settles.
                 kernel.wait_for("bool(w._picture) and bool(n._picture)", True, timeout=60)
-                assert kernel.value("w._picture.startswith('data:image/png;base64,')") is True
+                assert kernel.value(f"w._picture.startswith({PICTURE_PREFIXES!r})") is True
             finally:
                 kernel.close()
             page.page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
@@ -81,7 +81,7 @@ def test_a_reopened_notebook_shows_each_graph_as_last_drawn_until_its_cells_run(
                 time.sleep(0.5)
             pictures = saved_pictures(root / name)
             assert len(pictures) == 2
-            assert all(p.startswith(PICTURE_PREFIX) and len(p) <= PICTURE_MAX_CHARS for p in pictures)
+            assert all(p.startswith(PICTURE_PREFIXES) and len(p) <= PICTURE_MAX_CHARS for p in pictures)
             shutil.copy(root / name, artifacts / "saved-state.ipynb")  # what nbconvert is measured on
             assert page.console_errors == []
         finally:

@@ -8,7 +8,7 @@ import {
   debugQuestions,
   MASK_CODES,
   PICTURE_MAX_CHARS,
-  PICTURE_PREFIX,
+  PICTURE_PREFIXES,
   parseAssetsReply,
   parseDebugReply,
   parseGraphReply,
@@ -138,7 +138,7 @@ describe("the kernel's sample replies", () => {
     expect(read("constants")).toEqual({
       mask_codes: MASK_CODES,
       recording_format: RECORDING_FORMAT,
-      picture_prefix: PICTURE_PREFIX,
+      picture_prefixes: PICTURE_PREFIXES,
       picture_max_chars: PICTURE_MAX_CHARS,
     });
   });

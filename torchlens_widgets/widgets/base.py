@@ -14,7 +14,7 @@ from .._browser_state import BrowserState
 from .._channel import RequestChannel
 from .._protocol import (
     PICTURE_MAX_CHARS,
-    PICTURE_PREFIX,
+    PICTURE_PREFIXES,
     AssetsParams,
     AssetsResult,
     DebugParams,
@@ -85,8 +85,9 @@ class ViewerWidget(BrowserState):
     _asset_key = traitlets.Unicode("").tag(sync=True)
     _graph_rev = traitlets.Int(0).tag(sync=True)
     _graph_info = traitlets.Dict().tag(sync=True)
-    # A PNG data URL of the graph as a view last drew it: kept in the notebook when the host saves widget
-    # state, and shown by a view restored from it before the kernel runs the cell (js/saved-picture.ts).
+    # A WebP (or PNG) data URL of the graph as a view last drew it: kept in the notebook when the host
+    # saves widget state, and shown by a view restored from it before the kernel runs the cell
+    # (js/saved-picture.ts).
     _picture = traitlets.Unicode("").tag(sync=True)
 
     # False until __init__ has set everything up: trait observers fire during construction too.
@@ -120,10 +121,10 @@ class ViewerWidget(BrowserState):
     @traitlets.validate("_picture")
     def _check_picture(self, proposal: dict[str, Any]) -> str:
         value = str(proposal["value"])
-        if value and not (value.startswith(PICTURE_PREFIX) and len(value) <= PICTURE_MAX_CHARS):
+        if value and not (value.startswith(PICTURE_PREFIXES) and len(value) <= PICTURE_MAX_CHARS):
             raise traitlets.TraitError(
-                f"A picture must be a PNG data URL ({PICTURE_PREFIX}...) of at most {PICTURE_MAX_CHARS:,} "
-                f"characters, not {len(value):,} starting {value[:30]!r}. Remedy: the view makes it; leave "
+                f"A picture must be a WebP or PNG data URL of at most {PICTURE_MAX_CHARS:,} characters, not"
+                f" {len(value):,} starting {value[:30]!r}. Remedy: the view makes it; leave "
                 "it alone."
             )
         return value
