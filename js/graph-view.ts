@@ -72,7 +72,15 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   const stopTheme = followHostTheme(view.root); // the viewer frames inherit the root's color-scheme
   // Requests queue behind running cells: a busy kernel is waited for, not reported as gone.
   const kernelBusy = () => kernelOf(model.widget_manager)?.status === "busy";
-  const channel = new KernelChannel(model, kernelBusy, bufferEncodingFor(model.widget_manager));
+  const channel = new KernelChannel(model, kernelBusy, bufferEncodingFor(model.widget_manager), {
+    onEncoding: (encoding) => {
+      el.dataset.bufferEncoding = encoding;
+    },
+    // A draw waiting for a reply that does not come says so, with the remedy (see channel.ts).
+    onSilence: (text) => {
+      if (model.get("status") === "loading") view.setStatus(text, "loading");
+    },
+  });
   el.dataset.bufferEncoding = channel.encoding;
   const inspectors = kind.attachInspectors(view, model);
   // The room: the inspector's width and fold, and maximize; the model remembers them (save_html too).

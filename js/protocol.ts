@@ -75,9 +75,24 @@ export interface RequestMessage {
 
 export type RequestMethod = "assets" | "graph" | "inspect" | "debug";
 
+/**
+ * Why a reply's buffers came as base64 text: the view asked (VS Code), the kernel was launched through
+ * a gateway whose relay passes no binary frames, or the user's setting (torchlens_widgets/_transport.py).
+ */
+export type Base64Reason = "asked" | "gateway" | "setting";
+const BASE64_REASONS: readonly Base64Reason[] = ["asked", "gateway", "setting"];
+
 /** The kernel's answer to one request, echoing its channel and id. */
 export type ResponseEnvelope =
-  | { type: "response"; channel: string; id: number; ok: true; result: unknown; base64_buffers?: string[] }
+  | {
+      type: "response";
+      channel: string;
+      id: number;
+      ok: true;
+      result: unknown;
+      base64_buffers?: string[];
+      base64_reason?: Base64Reason;
+    }
   | { type: "response"; channel: string; id: number; ok: false; error: string };
 
 /**
@@ -91,7 +106,16 @@ export function parseResponse(content: unknown): ResponseEnvelope | null {
   if (content.ok === true) {
     const base64 = content.base64_buffers;
     if (base64 !== undefined && !(Array.isArray(base64) && base64.every((item) => typeof item === "string"))) return null;
-    return { type: "response", channel, id, ok: true, result: content.result, ...(base64 ? { base64_buffers: base64 as string[] } : {}) };
+    const reason = BASE64_REASONS.find((known) => known === content.base64_reason);
+    return {
+      type: "response",
+      channel,
+      id,
+      ok: true,
+      result: content.result,
+      ...(base64 ? { base64_buffers: base64 as string[] } : {}),
+      ...(reason ? { base64_reason: reason } : {}),
+    };
   }
   return { type: "response", channel, id, ok: false, error: typeof content.error === "string" ? content.error : "request failed" };
 }

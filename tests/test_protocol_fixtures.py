@@ -97,6 +97,12 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
     out["inspect-none"] = _sample("", "inspect", {}, explorer)
     square.select("truediv_1_2")
     out["inspect-op"] = _sample("", "inspect", {}, square)
+    # The same reply from a kernel launched through a Jupyter Kernel Gateway: its buffers as text.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KERNEL_GATEWAY", "1")
+        content, none = ask(square, "inspect", {}, channel="view-1")
+    assert none == []
+    out["response-text-gateway"] = {**content, "result": _steady(content["result"])}
     nest = tlw.explore(tl.trace(Nest(), torch.randn(2, 4)), viewer="netron")
     nest.select("inner")  # a module-call box: the panel describes the module
     out["inspect-module"] = _sample("", "inspect", {}, nest)
@@ -139,6 +145,7 @@ NAMES = (
     "inspect-diff-side",
     "inspect-difference",
     "inspect-partial",
+    "response-text-gateway",
     "debug-first-divergence",
     "debug-first-nonfinite",
     "debug-lineage",

@@ -25,10 +25,12 @@ from ._errors import (
     SaveSizeError,
     SelfComparisonError,
     TorchlensWidgetsError,
+    TransportSettingError,
     ViewerAssetsError,
     ViewerNotAvailableError,
 )
 from ._overlays import OVERLAYS
+from ._transport import set_transport
 from ._version import __version__
 from .widgets import Diff, Explorer
 
@@ -48,11 +50,13 @@ __all__ = [
     "SaveSizeError",
     "SelfComparisonError",
     "TorchlensWidgetsError",
+    "TransportSettingError",
     "ViewerAssetsError",
     "ViewerNotAvailableError",
     "__version__",
     "diff",
     "explore",
+    "set_transport",
 ]
 
 

@@ -8,7 +8,9 @@ from 1, so ``channel`` (a random id per view, echoed here) says which view a rep
 
 A request with ``"buffers": "base64"`` gets its buffers as base64 text in ``"base64_buffers"`` and no
 binary buffers: the browser asks for that on hosts that would carry binary buffers as JSON arrays of
-numbers (VS Code), where base64 costs 4/3 of the bytes instead of about 3.6 times.
+numbers (VS Code), where base64 costs 4/3 of the bytes instead of about 3.6 times. The kernel answers
+base64 whatever was asked where binary frames cannot reach the page (a gateway's relay, or the user's
+setting: ``_transport.py``); ``base64_reason`` says which.
 
 This is not anywidget's experimental ``command`` API: that sends nothing back when the command
 raises (the view could only time out), its wall-clock time-out fails requests queued behind a long
@@ -23,7 +25,8 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._protocol import ErrorResponse, Method, OkResponse, Reply
+from ._protocol import Base64Reason, ErrorResponse, Method, OkResponse, Reply
+from ._transport import forced_text
 
 # A handler takes the request's params (a dict from the browser: it checks what it reads) and returns
 # its result (one of _protocol's TypedDicts) and buffers.
@@ -70,6 +73,7 @@ class RequestChannel:
             self._send(_error(request_id, channel, error))
             return
         try:
+            forced = forced_text()
             result, buffers = handler(dict(content.get("params") or {}))
         except Exception as error:  # reaches the widget's error box instead of vanishing in a log
             log.exception("torchlens-widgets request %r failed", method)
@@ -79,8 +83,10 @@ class RequestChannel:
         response = OkResponse(type="response", id=request_id, ok=True, result=result)
         if channel is not None:
             response["channel"] = channel
-        if encoding == "base64":
+        reason: Base64Reason | None = forced or ("asked" if encoding == "base64" else None)
+        if reason is not None:
             response["base64_buffers"] = [base64.b64encode(buffer).decode("ascii") for buffer in buffers]
+            response["base64_reason"] = reason
             self._send(response, [])
         else:
             self._send(response, buffers)

@@ -96,3 +96,7 @@ class PartialCaptureNotDrawableError(TorchlensWidgetsError, ValueError):
 
 class DebugQuestionError(TorchlensWidgetsError, ValueError):
     """A debug question this widget cannot answer as asked (no baseline to diverge from, no selection)."""
+
+
+class TransportSettingError(TorchlensWidgetsError, ValueError):
+    """A transport mode (``set_transport``, ``TORCHLENS_WIDGETS_TRANSPORT``) that is none of the modes."""

@@ -33,6 +33,9 @@ PICTURE_MAX_CHARS = 40_000
 ViewerName = Literal["model-explorer", "netron"]
 Method = Literal["assets", "graph", "inspect", "debug"]
 BufferEncoding = Literal["binary", "base64"]
+# Why a reply's buffers came as base64 text: the view asked (VS Code), the kernel was launched through a
+# gateway whose relay passes no binary frames, or the user's setting (``_transport.py``).
+Base64Reason = Literal["asked", "gateway", "setting"]
 
 ResultT = TypeVar("ResultT")
 # What a handler returns: the JSON result and the binary buffers it points to by index.
@@ -53,7 +56,8 @@ class Request(TypedDict):
 
 
 class OkResponse(TypedDict):
-    """A result; with ``"buffers": "base64"`` asked, the buffers come as text in ``base64_buffers``."""
+    """A result; with ``"buffers": "base64"`` asked (or the kernel's transport forcing text), the
+    buffers come as text in ``base64_buffers`` and ``base64_reason`` says why."""
 
     type: Literal["response"]
     channel: NotRequired[str]
@@ -61,6 +65,7 @@ class OkResponse(TypedDict):
     ok: Literal[True]
     result: Any
     base64_buffers: NotRequired[list[str]]
+    base64_reason: NotRequired[Base64Reason]
 
 
 class ErrorResponse(TypedDict):

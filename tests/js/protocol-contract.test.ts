@@ -52,6 +52,7 @@ describe("the kernel's sample replies", () => {
       "assets-netron",
       "error",
       "constants",
+      "response-text-gateway",
       ...GRAPHS.map(([name]) => name),
       ...INSPECTS.map(([name]) => name),
     ];
@@ -132,6 +133,15 @@ describe("the kernel's sample replies", () => {
     const response = parseResponse(read("error"));
     expect(response?.ok).toBe(false);
     expect(response && !response.ok && response.error).toContain("Remedy:");
+  });
+
+  it("a gateway kernel's text reply parses with its buffers and why they are text", () => {
+    const response = parseResponse(read("response-text-gateway"));
+    expect(response?.ok).toBe(true);
+    if (!response?.ok) return;
+    expect(response.base64_reason).toBe("gateway");
+    expect(response.base64_buffers?.length).toBeGreaterThan(0);
+    expect(parseInspectReply(response.result).kind).toBe("op");
   });
 
   it("constants match this side's", () => {
