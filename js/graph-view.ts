@@ -173,6 +173,9 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     model.save_changes();
   };
 
+  /** Whether the browser paints this view's frame now: laid out, and in the viewport. */
+  const onScreen = () => isDisplayed(view.root) && budget.visible;
+
   /** Draws the current graph; a later show() or a pause makes this one stop at its next await. */
   async function show(): Promise<void> {
     const mine = ++generation;
@@ -259,12 +262,9 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     // runs no animation frame in such a frame while it is off screen: Netron lays out after three of
     // them, Model Explorer renders in them. A frame below the fold draws once it is scrolled to.
     const sayingWhatDraws = window.setInterval(sayWhatDraws, 500);
-    const frameMs = await pausableDeadline(
-      rendered,
-      () => isDisplayed(view.root) && budget.visible,
-      () => drawTimeout(current),
-      RENDER_BUDGET_MS,
-    ).finally(() => window.clearInterval(sayingWhatDraws));
+    const frameMs = await pausableDeadline(rendered, onScreen, () => drawTimeout(current), RENDER_BUDGET_MS).finally(() =>
+      window.clearInterval(sayingWhatDraws),
+    );
     if (stale()) return;
     const selected = model.get("selected_node");
     if (selected) current.select(selected);

@@ -9,14 +9,19 @@ pictures do not change; its size is recorded beside the pictures' (test-artifact
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 from conftest import SETTLED, RecordedPage
-from harness import JupyterServer, open_notebook, run_all_cells
+from harness import open_notebook, run_all_cells
 from playwright.sync_api import expect
-from test_e2e_saved_state import INKED_PIXELS, STATE, saved_pictures
+from test_e2e_saved_state import (
+    STATE,
+    assert_shows_a_drawn_graph,
+    lab_saving_widget_state,
+    save_notebook,
+    saved_pictures,
+)
 
 from torchlens_widgets._protocol import PICTURE_MAX_CHARS, PICTURE_PREFIXES
 
@@ -56,10 +61,7 @@ def test_a_notebook_of_22_explorers_saves_small_and_reopens_with_their_pictures(
     tmp_path_factory: Any, browser: Any, artifacts: Path
 ) -> None:
     root = tmp_path_factory.mktemp("saved-size")
-    settings = root / ".jupyter-state" / "settings" / "@jupyter-widgets" / "jupyterlab-manager"
-    settings.mkdir(parents=True)
-    (settings / "plugin.jupyterlab-settings").write_text(json.dumps({"saveState": True}))
-    server = JupyterServer(root).start()
+    server = lab_saving_widget_state(root)
     try:
         name = server.write_notebook("many.ipynb", CELLS)
         page = RecordedPage(browser)
@@ -80,14 +82,10 @@ def test_a_notebook_of_22_explorers_saves_small_and_reopens_with_their_pictures(
                 page.page.wait_for_function(SETTLED, arg=1, timeout=60_000)
             finally:
                 kernel.close()
-            page.page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
-            deadline = time.monotonic() + 60
-            while len(saved_pictures(root / name)) < COUNT and time.monotonic() < deadline:
-                time.sleep(0.5)
+            pictures = save_notebook(page.page, root / name, pictures=COUNT, timeout=60)
             sizes = widget_state_sizes(root / name)
             (artifacts / "saved-size.json").write_text(json.dumps(sizes, indent=2))
             print("saved notebook sizes:", sizes)
-            pictures = saved_pictures(root / name)
             assert len(pictures) == COUNT
             assert all(p.startswith(PICTURE_PREFIXES) for p in pictures)
             assert sizes["largest_picture"] <= PICTURE_MAX_CHARS <= 40_000
@@ -107,10 +105,7 @@ def test_a_notebook_of_22_explorers_saves_small_and_reopens_with_their_pictures(
             for index in (0, COUNT - 1):
                 image = images.nth(index)
                 image.scroll_into_view_if_needed()
-                page.page.wait_for_function(
-                    "image => image.complete && image.naturalWidth > 0", arg=image.element_handle()
-                )
-                assert image.evaluate(INKED_PIXELS) > 500  # a drawn graph, not a blank rectangle
+                assert_shows_a_drawn_graph(page.page, image)
             assert page.console_errors == []
         finally:
             page.close()
