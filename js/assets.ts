@@ -2,9 +2,11 @@
 // every later widget on the page (and a re-rendered one) gets the same in-flight or finished promise.
 // The kernel answers the bundle named by the key (not whichever viewer is current), and the reply
 // names its key: a reply for another key is an error and is never cached.
-// The cache lives on globalThis because each widget may load its own copy of this module.
+// The cache lives on globalThis because each widget may load its own copy of this module, under a
+// key versioned by its shape (js/page-globals.ts): another build's cache on the page is not ours.
 import { gunzip } from "./bytes";
 import { ChannelDisposedError, RequestError, type KernelChannel } from "./channel";
+import { isRecord, pageGlobal } from "./page-globals";
 import { parseAssetsReply, type AssetFile, type AssetRole, type Viewer } from "./protocol";
 
 export interface AssetBundle {
@@ -43,16 +45,31 @@ interface CacheEntry {
 type Cache = Map<string, CacheEntry>;
 
 function pageCache(): Cache {
-  const holder = globalThis as { __torchlensWidgetsAssets?: Cache };
-  holder.__torchlensWidgetsAssets ??= new Map();
-  return holder.__torchlensWidgetsAssets;
+  return pageGlobal(
+    "Assets",
+    () => new Map(),
+    (held): held is Cache => held instanceof Map,
+  );
 }
 
+/**
+ * An entry of this shape (anything else under a key is fetched again). Checked by shape, not by
+ * class: every widget's copy of this module has its own KernelChannel class.
+ */
+function isCacheEntry(entry: unknown): entry is CacheEntry {
+  if (!isRecord(entry) || !isRecord(entry.asker)) return false;
+  return typeof (entry.promise as Promise<unknown> | undefined)?.then === "function" && typeof entry.asker.request === "function";
+}
+
+type Transfers = { requests: number; bytes: number };
+
 /** Counters the end-to-end tests and benchmarks read: how many bundles crossed the channel. */
-export function assetTransfers(): { requests: number; bytes: number } {
-  const holder = globalThis as { __torchlensWidgetsTransfers?: { requests: number; bytes: number } };
-  holder.__torchlensWidgetsTransfers ??= { requests: 0, bytes: 0 };
-  return holder.__torchlensWidgetsTransfers;
+export function assetTransfers(): Transfers {
+  return pageGlobal(
+    "Transfers",
+    () => ({ requests: 0, bytes: 0 }),
+    (held): held is Transfers => isRecord(held) && typeof held.requests === "number" && typeof held.bytes === "number",
+  );
 }
 
 async function download(channel: KernelChannel, key: string, viewer: string): Promise<AssetBundle> {
@@ -88,7 +105,8 @@ async function download(channel: KernelChannel, key: string, viewer: string): Pr
 export function getAssets(key: string, viewer: string, channel: KernelChannel): Promise<AssetBundle> {
   if (!key) return Promise.reject(new RequestError("No viewer asset key yet: the kernel has not said which viewer to show."));
   const cache = pageCache();
-  let entry = cache.get(key);
+  const held = cache.get(key);
+  let entry = isCacheEntry(held) ? held : undefined;
   if (!entry) {
     const promise = download(channel, key, viewer);
     const created: CacheEntry = { promise, asker: channel };

@@ -3,6 +3,16 @@
 // capture a, in capture b, and what changed between them.
 import type { TraitsModel, ViewKind } from "./graph-view";
 import { InspectorPanel } from "./inspector";
+import type { TopDelta } from "./traits";
+
+/** A largest delta as its chip says it: 3 significant digits, or the kernel's word for a NaN or an Inf
+ * (JSON has no such number: the value is null). Whatever arrives (a kernel's "nan" string), it never throws. */
+export function deltaText(entry: TopDelta): string {
+  const value: unknown = entry.value;
+  if (typeof value === "number" && Number.isFinite(value)) return value.toPrecision(3);
+  if (typeof entry.text === "string" && entry.text) return entry.text;
+  return typeof value === "number" || typeof value === "string" ? String(value) : "not comparable";
+}
 
 const selectedLabels = (model: TraitsModel): [string, string] => model.get("selected_labels") ?? ["", ""];
 
@@ -30,7 +40,7 @@ export const diffView: ViewKind = {
   missingLabel: (side) => `Capture ${"ab"[side]} has no such node.`,
   chips: (model, select) =>
     (model.get("summary")?.top ?? []).map((entry) => ({
-      text: `${entry.label} ${entry.value.toPrecision(3)}`,
+      text: `${entry.label} ${deltaText(entry)}`,
       onClick: () => select(entry.node_id), // as a click in a pane
     })),
   sideResizable: false,

@@ -3,7 +3,10 @@
 // makes 3 (a capability probe and two renderers), so a notebook keeps at most CONTEXT_LIMIT contexts'
 // worth of explorers live: admitting one more pauses the explorer that has been off-screen the longest,
 // and a paused explorer redraws when it scrolls back into view. Notebooks with five explorers or fewer
-// never pause anything. The registry lives on globalThis: each widget may load its own module copy.
+// never pause anything. The registry lives on globalThis (js/page-globals.ts): each widget may load
+// its own module copy.
+
+import { pageGlobal } from "./page-globals";
 
 /** Chromium's 16, less one for WebGL the page itself may use. */
 export const CONTEXT_LIMIT = 15;
@@ -25,9 +28,11 @@ export interface BudgetEntry {
 }
 
 function liveEntries(): Set<BudgetEntry> {
-  const holder = globalThis as { __torchlensWidgetsLiveFrames?: Set<BudgetEntry> };
-  holder.__torchlensWidgetsLiveFrames ??= new Set();
-  return holder.__torchlensWidgetsLiveFrames;
+  return pageGlobal(
+    "LiveFrames",
+    () => new Set<BudgetEntry>(),
+    (held): held is Set<BudgetEntry> => held instanceof Set,
+  );
 }
 
 /**

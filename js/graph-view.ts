@@ -8,6 +8,7 @@ import { fetchDrawInputs } from "./draw-inputs";
 import { admit, contextsOf, release, trackVisibility, type BudgetEntry } from "./frame-budget";
 import { bufferEncodingFor } from "./host-transport";
 import type { InspectorPanel } from "./inspector";
+import { giveFocusBack } from "./host-focus";
 import { kernelOf, lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
 import { debugQuestions, parseDebugReply, parseInspectReply, type DebugParams, type Viewer } from "./protocol";
 import { Room } from "./room";
@@ -71,7 +72,15 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   const stopTheme = followHostTheme(view.root); // the viewer frames inherit the root's color-scheme
   // Requests queue behind running cells: a busy kernel is waited for, not reported as gone.
   const kernelBusy = () => kernelOf(model.widget_manager)?.status === "busy";
-  const channel = new KernelChannel(model, kernelBusy, bufferEncodingFor(model.widget_manager));
+  const channel = new KernelChannel(model, kernelBusy, bufferEncodingFor(model.widget_manager), {
+    onEncoding: (encoding) => {
+      el.dataset.bufferEncoding = encoding;
+    },
+    // A draw waiting for a reply that does not come says so, with the remedy (see channel.ts).
+    onSilence: (text) => {
+      if (model.get("status") === "loading") view.setStatus(text, "loading");
+    },
+  });
   el.dataset.bufferEncoding = channel.encoding;
   const inspectors = kind.attachInspectors(view, model);
   // The room: the inspector's width and fold, and maximize; the model remembers them (save_html too).
@@ -123,14 +132,16 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   let lost: KernelLoss | null = null; // the kernel restarted or died: this view is read-only
   let paused = false; // off-screen, its frame freed for the page's WebGL budget (frame-budget.ts)
 
-  const report = (status: "loading" | "ready" | "error" | "paused", error = "") => {
+  const report = (status: "loading" | "ready" | "error" | "paused", error = "", drew = false) => {
     if (lost) return; // nobody is listening any more
     model.set("status", status);
     model.set("error", error);
+    if (drew) model.set("draws", (model.get("draws") ?? 0) + 1);
     model.save_changes();
   };
   // The picture a saved notebook shows until the kernel runs the cell again (js/saved-picture.ts).
   const picture = pictureKeeper({
+    widget: model,
     take: () => {
       const current = frame;
       if (!current || disposed || lost || paused || !isDisplayed(view.root)) return null;
@@ -162,6 +173,9 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     model.save_changes();
   };
 
+  /** Whether the browser paints this view's frame now: laid out, and in the viewport. */
+  const onScreen = () => isDisplayed(view.root) && budget.visible;
+
   /** Draws the current graph; a later show() or a pause makes this one stop at its next await. */
   async function show(): Promise<void> {
     const mine = ++generation;
@@ -189,9 +203,21 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     });
     if (stale()) return;
     let graphLanded = performance.now(); // when the graph was in the page (renderMs counts from there)
+    let landed = false;
+    // A frame draws only on screen (see below): until it has, the status line says which wait it is.
+    const sayWhatDraws = () => {
+      if (stale() || !landed) return;
+      const nodes = nodeCount(model.get("_graph_info"));
+      const onScreen = isDisplayed(view.root) && budget.visible;
+      view.setStatus(
+        onScreen ? `Laying out ${nodes} nodes…` : `Waiting to be on screen: ${nodes} nodes are drawn when this view is scrolled to.`,
+        "loading",
+      );
+    };
     const layingOut = () => {
       graphLanded = performance.now();
-      if (!stale()) view.setStatus(`Laying out ${nodeCount(model.get("_graph_info"))} nodes…`, "loading");
+      landed = true;
+      sayWhatDraws();
     };
     let rendered: Promise<number> | null = null;
     if (frame && frame.viewer === viewer) {
@@ -211,6 +237,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
         onContextLost,
         onNotice: (text) => view.setNotice(text),
         onEscape: () => {
+          giveFocusBack(view.root); // Escape leaves the viewer: the notebook's keys work again
           if (model.get("maximized")) setTrait("maximized", false);
         },
       });
@@ -234,11 +261,9 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     // Only time in the viewport counts. Both viewers' frames are sandboxed (cross-origin), and Chromium
     // runs no animation frame in such a frame while it is off screen: Netron lays out after three of
     // them, Model Explorer renders in them. A frame below the fold draws once it is scrolled to.
-    const frameMs = await pausableDeadline(
-      rendered,
-      () => isDisplayed(view.root) && budget.visible,
-      () => drawTimeout(current),
-      RENDER_BUDGET_MS,
+    const sayingWhatDraws = window.setInterval(sayWhatDraws, 500);
+    const frameMs = await pausableDeadline(rendered, onScreen, () => drawTimeout(current), RENDER_BUDGET_MS).finally(() =>
+      window.clearInterval(sayingWhatDraws),
     );
     if (stale()) return;
     const selected = model.get("selected_node");
@@ -249,8 +274,9 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     el.dataset.frameMs = String(Math.round(frameMs));
     el.dataset.viewer = current.viewer; // which viewer drew last (a switch's redraw is told apart)
     el.dataset.renderedAt = String(Date.now());
+    el.dataset.draws = String(Number(el.dataset.draws ?? 0) + 1); // this view's own count
     el.dataset.assetRequests = String(assetTransfers().requests);
-    report("ready");
+    report("ready", "", true);
     picture.soon();
   }
 

@@ -9,9 +9,12 @@
 /** Tag of a recording written by `w.save_html()` (torchlens_widgets/_offline.py writes it). */
 export const RECORDING_FORMAT = "torchlens-widgets/recording@1";
 
-/** How a view's picture of its graph starts, and its longest length: what a saved notebook keeps (`_picture`). */
-export const PICTURE_PREFIX = "data:image/png;base64,";
-export const PICTURE_MAX_CHARS = 300_000;
+/**
+ * How a view's picture of its graph may start (WebP where the browser encodes it, else PNG), and its
+ * longest length: what a saved notebook keeps per widget (`_picture`).
+ */
+export const PICTURE_PREFIXES = ["data:image/webp;base64,", "data:image/png;base64,"] as const;
+export const PICTURE_MAX_CHARS = 40_000;
 
 /** What each cell of a heatmap's mask buffer means (the kernel's MASK_* codes). */
 export const MASK_CODES = { finite: 0, nan: 1, posinf: 2, neginf: 3 } as const;
@@ -72,9 +75,24 @@ export interface RequestMessage {
 
 export type RequestMethod = "assets" | "graph" | "inspect" | "debug";
 
+/**
+ * Why a reply's buffers came as base64 text: the view asked (VS Code), the kernel was launched through
+ * a gateway whose relay passes no binary frames, or the user's setting (torchlens_widgets/_transport.py).
+ */
+export type Base64Reason = "asked" | "gateway" | "setting";
+const BASE64_REASONS: readonly Base64Reason[] = ["asked", "gateway", "setting"];
+
 /** The kernel's answer to one request, echoing its channel and id. */
 export type ResponseEnvelope =
-  | { type: "response"; channel: string; id: number; ok: true; result: unknown; base64_buffers?: string[] }
+  | {
+      type: "response";
+      channel: string;
+      id: number;
+      ok: true;
+      result: unknown;
+      base64_buffers?: string[];
+      base64_reason?: Base64Reason;
+    }
   | { type: "response"; channel: string; id: number; ok: false; error: string };
 
 /**
@@ -88,7 +106,16 @@ export function parseResponse(content: unknown): ResponseEnvelope | null {
   if (content.ok === true) {
     const base64 = content.base64_buffers;
     if (base64 !== undefined && !(Array.isArray(base64) && base64.every((item) => typeof item === "string"))) return null;
-    return { type: "response", channel, id, ok: true, result: content.result, ...(base64 ? { base64_buffers: base64 as string[] } : {}) };
+    const reason = BASE64_REASONS.find((known) => known === content.base64_reason);
+    return {
+      type: "response",
+      channel,
+      id,
+      ok: true,
+      result: content.result,
+      ...(base64 ? { base64_buffers: base64 as string[] } : {}),
+      ...(reason ? { base64_reason: reason } : {}),
+    };
   }
   return { type: "response", channel, id, ok: false, error: typeof content.error === "string" ? content.error : "request failed" };
 }

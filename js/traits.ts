@@ -12,6 +12,8 @@ export interface WidgetTraits {
   selected_label: string;
   status: string;
   error: string;
+  /** How many graphs the views of this widget have painted (a fresh signal for whoever waits on a draw). */
+  draws: number;
   _asset_key: string;
   _graph_rev: number;
   _graph_info: { label?: string; graphs?: Record<string, number>; warnings?: string[] };
@@ -19,7 +21,7 @@ export interface WidgetTraits {
   baseline_summary: { line?: string };
   /** "diff" for tlw.diff(): two panes, no overlay control, a summary and the largest deltas. */
   _kind?: string;
-  summary: { line?: string; top?: { node_id: string; label: string; value: number }[] };
+  summary: { line?: string; top?: TopDelta[] };
   selected_labels: [string, string];
   /** The inspector's width in px beside the graph, folded to a strip, the widget maximized (js/room.ts). */
   inspector_width: number;
@@ -38,4 +40,12 @@ export interface WidgetTraits {
   show_buffers?: string;
   /** A PNG data URL of the graph as a view last drew it (js/saved-picture.ts); "" until then. */
   _picture?: string;
+}
+
+/** One of a diff's largest deltas. A NaN or Inf delta has value null and says which in text ("NaN", "inf"). */
+export interface TopDelta {
+  node_id: string;
+  label: string;
+  value: number | null;
+  text?: string;
 }

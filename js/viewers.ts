@@ -4,7 +4,7 @@ import { gunzip, gunzipText } from "./bytes";
 import type { Graph } from "./draw-inputs";
 import type { FrameBridge } from "./frame-bridge";
 import { ModelExplorerFrame, type ModelExplorerGraph } from "./model-explorer/bridge";
-import { adoptSpare, drawEnded, drawStarted } from "./model-explorer/spare";
+import { adoptSpare, drawStarted } from "./model-explorer/spare";
 import { NetronFrame } from "./netron/bridge";
 import { checkExport, saveFile } from "./netron/export";
 import type { GraphReply, NetronGraphReply, Viewer } from "./protocol";
@@ -53,6 +53,8 @@ function viewerFrame(
   replace: (graph: Graph) => Promise<number> | null,
   room: FrameRoom,
   highlight: (nodeIds: string[]) => void = () => undefined,
+  /** Ends the draws of a frame closed before it drew (the page's count of draws in flight). */
+  closed: () => void = () => undefined,
 ): ViewerFrame {
   return {
     ...room,
@@ -66,7 +68,10 @@ function viewerFrame(
     select: (nodeId) => frame.select(nodeId),
     highlight,
     replace,
-    dispose: () => frame.dispose(),
+    dispose: () => {
+      closed();
+      frame.dispose();
+    },
   };
 }
 
@@ -111,14 +116,15 @@ export function createViewer(
   takesParkedApp: boolean,
   { onSelect, onContextLost, onNotice, onEscape }: ViewerEvents,
 ): ViewerFrame {
-  drawStarted(); // a spare Model Explorer app boots only while no frame draws
+  const drawEnds = drawStarted(); // a spare Model Explorer app boots only while no frame draws
   if (viewer === "netron") {
     const files = pendingGraph.then(async (graph) => {
       const reply = expect(graph.reply, "netron");
       return { overlay: reply.overlay, ...(await netronFiles(reply, graph.buffers)) };
     });
     const frame = new NetronFrame(container, { bundle, files, onSelect, onNotice, onEscape });
-    void frame.rendered.finally(() => drawEnded()).catch(() => undefined);
+    void frame.rendered.finally(() => drawEnds()).catch(() => undefined);
+    let redrawEnds = () => {};
     const room: FrameRoom = {
       imageFormats: ["png", "svg"],
       saveImage: async (format) => frame.exportImage(format), // downloaded when the frame answers
@@ -130,13 +136,22 @@ export function createViewer(
       frame,
       (next) => {
         const nextReply = expect(next.reply, "netron");
-        return netronFiles(nextReply, next.buffers).then(({ model, attachment }) => {
-          frame.setOverlay(nextReply.overlay); // kept by the frame for the graph it opens next
-          return frame.open(model, attachment);
-        });
+        redrawEnds();
+        redrawEnds = drawStarted(); // a redraw in place is a draw like any other
+        const ends = redrawEnds;
+        return netronFiles(nextReply, next.buffers)
+          .then(({ model, attachment }) => {
+            frame.setOverlay(nextReply.overlay); // kept by the frame for the graph it opens next
+            return frame.open(model, attachment);
+          })
+          .finally(() => ends());
       },
       room,
       (names) => frame.setHighlight(names),
+      () => {
+        drawEnds();
+        redrawEnds();
+      },
     );
   }
   // Both viewers' frames boot while the graph is on its way.
@@ -162,13 +177,15 @@ export function createViewer(
   // An app parked ahead (spare.ts) has booted already: it is taken where it can show this graph.
   const adopting = { graph, onSelect, onContextLost, onEscape };
   const frame = (takesParkedApp && adoptSpare(bundle, container, adopting)) || new ModelExplorerFrame(container, { bundle, ...adopting });
-  void frame.rendered.finally(() => drawEnded(bundle)).catch(() => undefined);
+  void frame.rendered.finally(() => drawEnds(bundle)).catch(() => undefined);
   // A fresh frame for a new graph keeps the app's view state consistent with the new collection.
   return viewerFrame(
     viewer,
     frame,
     () => null,
     modelExplorerRoom(frame, () => label),
+    undefined,
+    () => drawEnds(),
   );
 }
 

@@ -130,12 +130,12 @@ def test_a_views_picture_of_its_graph_is_kept_and_clears_no_notice(explorer: Any
 @pytest.mark.parametrize(
     ("value", "reason"),
     [
-        ("data:image/jpeg;base64,AAAA", "PNG data URL"),
-        ("https://example.com/graph.png", "PNG data URL"),
-        ("data:image/png;base64," + "A" * 300_000, "at most 300,000 characters"),
+        ("data:image/jpeg;base64,AAAA", "WebP or PNG data URL"),
+        ("https://example.com/graph.png", "WebP or PNG data URL"),
+        ("data:image/png;base64," + "A" * 40_000, "at most 40,000 characters"),
     ],
 )
-def test_a_picture_that_is_not_a_small_png_is_refused(explorer: Any, value: str, reason: str) -> None:
+def test_a_picture_that_is_not_a_small_webp_or_png_is_refused(explorer: Any, value: str, reason: str) -> None:
     wire = Wire(explorer)
     wire.update(_picture=PICTURE)
     wire.update(_picture=value)

@@ -147,7 +147,14 @@ def test_identical_weights_are_all_zero(pair, request):
     d = diff_payload(log_a, log_b)
     n = len(d.status)
     assert n == len(execution_labels(d.a.collection))
-    assert d.counts == {"changed": 0, "zero": n, "added": 0, "removed": 0, "not_comparable": 0}
+    assert d.counts == {
+        "changed": 0,
+        "nonfinite": 0,
+        "zero": n,
+        "added": 0,
+        "removed": 0,
+        "not_comparable": 0,
+    }
     assert set(d.deltas.values()) == {0.0}
     assert d.top == ()
     assert len(d.node_data_a["00-execution"]["results"]) == n
@@ -393,7 +400,7 @@ def test_annotated_payload_validates_and_is_a_copy(bert_perturbed):
 
 
 def test_statuses_are_closed():
-    assert set(DIFF_STATUSES) == {"changed", "zero", "added", "removed", "not_comparable"}
+    assert set(DIFF_STATUSES) == {"changed", "nonfinite", "zero", "added", "removed", "not_comparable"}
 
 
 def test_partial_save_counts_unsaved_ops_as_not_comparable():

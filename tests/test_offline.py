@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import base64
 import gzip
 import json
@@ -108,6 +109,14 @@ def test_missing_bundle_is_a_typed_error_with_a_remedy(
     with pytest.raises(tlw.ViewerAssetsError, match="Remedy"):
         w.save_html(tmp_path / "x.html")
     assert not (tmp_path / "x.html").exists()  # nothing half-written
+
+
+@pytest.mark.parametrize("label", ["linear_1_1:1", "emb.\U0001f600", 'q"\\\x01\u200b'])
+def test_a_bare_node_in_a_saved_file_copies_as_the_python_of_its_name(label: str) -> None:
+    (header, buffers) = _offline._marker(label, 1000)
+    expression = header["expression"]
+    assert expression.startswith("log[") and expression.endswith("]") and buffers == []
+    assert ast.literal_eval(expression[len("log[") : -1]) == label  # json.dumps gave "\ud83d\ude00"
 
 
 def test_buffer_pool_stores_each_part_once() -> None:

@@ -24,7 +24,7 @@ from torchlens.options import CaptureOptions
 from view_requests import ask
 
 import torchlens_widgets as tlw
-from torchlens_widgets._protocol import MASK_CODES, PICTURE_MAX_CHARS, PICTURE_PREFIX, RECORDING_FORMAT
+from torchlens_widgets._protocol import MASK_CODES, PICTURE_MAX_CHARS, PICTURE_PREFIXES, RECORDING_FORMAT
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "protocol"
 WRITE = os.environ.get("TLW_WRITE_PROTOCOL_FIXTURES") == "1"
@@ -97,6 +97,12 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
     out["inspect-none"] = _sample("", "inspect", {}, explorer)
     square.select("truediv_1_2")
     out["inspect-op"] = _sample("", "inspect", {}, square)
+    # The same reply from a kernel launched through a Jupyter Kernel Gateway: its buffers as text.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KERNEL_GATEWAY", "1")
+        content, none = ask(square, "inspect", {}, channel="view-1")
+    assert none == []
+    out["response-text-gateway"] = {**content, "result": _steady(content["result"])}
     nest = tlw.explore(tl.trace(Nest(), torch.randn(2, 4)), viewer="netron")
     nest.select("inner")  # a module-call box: the panel describes the module
     out["inspect-module"] = _sample("", "inspect", {}, nest)
@@ -120,7 +126,7 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
     out["constants"] = {
         "mask_codes": MASK_CODES,
         "recording_format": RECORDING_FORMAT,
-        "picture_prefix": PICTURE_PREFIX,
+        "picture_prefixes": list(PICTURE_PREFIXES),
         "picture_max_chars": PICTURE_MAX_CHARS,
     }
     return out
@@ -139,6 +145,7 @@ NAMES = (
     "inspect-diff-side",
     "inspect-difference",
     "inspect-partial",
+    "response-text-gateway",
     "debug-first-divergence",
     "debug-first-nonfinite",
     "debug-lineage",

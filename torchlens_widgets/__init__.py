@@ -21,13 +21,16 @@ from ._errors import (
     OverlayUnavailableError,
     PartialCaptureNotDrawableError,
     PayloadValidationError,
+    PrivacyProfileError,
     SaveSizeError,
     SelfComparisonError,
     TorchlensWidgetsError,
+    TransportSettingError,
     ViewerAssetsError,
     ViewerNotAvailableError,
 )
 from ._overlays import OVERLAYS
+from ._transport import set_transport
 from ._version import __version__
 from .widgets import Diff, Explorer
 
@@ -43,14 +46,17 @@ __all__ = [
     "OverlayUnavailableError",
     "PartialCaptureNotDrawableError",
     "PayloadValidationError",
+    "PrivacyProfileError",
     "SaveSizeError",
     "SelfComparisonError",
     "TorchlensWidgetsError",
+    "TransportSettingError",
     "ViewerAssetsError",
     "ViewerNotAvailableError",
     "__version__",
     "diff",
     "explore",
+    "set_transport",
 ]
 
 

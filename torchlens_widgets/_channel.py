@@ -8,7 +8,9 @@ from 1, so ``channel`` (a random id per view, echoed here) says which view a rep
 
 A request with ``"buffers": "base64"`` gets its buffers as base64 text in ``"base64_buffers"`` and no
 binary buffers: the browser asks for that on hosts that would carry binary buffers as JSON arrays of
-numbers (VS Code), where base64 costs 4/3 of the bytes instead of about 3.6 times.
+numbers (VS Code), where base64 costs 4/3 of the bytes instead of about 3.6 times. The kernel answers
+base64 whatever was asked where binary frames cannot reach the page (a gateway's relay, or the user's
+setting: ``_transport.py``); ``base64_reason`` says which.
 
 This is not anywidget's experimental ``command`` API: that sends nothing back when the command
 raises (the view could only time out), its wall-clock time-out fails requests queued behind a long
@@ -23,7 +25,8 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._protocol import ErrorResponse, Method, OkResponse, Reply
+from ._protocol import Base64Reason, ErrorResponse, Method, OkResponse, Reply
+from ._transport import forced_text
 
 # A handler takes the request's params (a dict from the browser: it checks what it reads) and returns
 # its result (one of _protocol's TypedDicts) and buffers.
@@ -35,10 +38,13 @@ log = logging.getLogger(__name__)
 
 
 class RequestChannel:
-    def __init__(self, send: Callable[..., None]) -> None:
+    def __init__(self, send: Callable[..., None], notice: Callable[[str], None] | None = None) -> None:
         self._send = send
+        # Where a failure that has no reply to travel in is shown (the widget's `notice`).
+        self._notice = notice
         self._handlers: dict[str, Handler] = {}
         self._after_reply: dict[str, Callable[[], None]] = {}
+        self._after_reply_failed: set[str] = set()  # logged once each: it would fail on every reply
         self.bytes_sent = 0  # buffer bytes answered so far, before any base64 (benchmarks read it)
 
     def register(
@@ -67,6 +73,7 @@ class RequestChannel:
             self._send(_error(request_id, channel, error))
             return
         try:
+            forced = forced_text()
             result, buffers = handler(dict(content.get("params") or {}))
         except Exception as error:  # reaches the widget's error box instead of vanishing in a log
             log.exception("torchlens-widgets request %r failed", method)
@@ -76,13 +83,27 @@ class RequestChannel:
         response = OkResponse(type="response", id=request_id, ok=True, result=result)
         if channel is not None:
             response["channel"] = channel
-        if encoding == "base64":
+        reason: Base64Reason | None = forced or ("asked" if encoding == "base64" else None)
+        if reason is not None:
             response["base64_buffers"] = [base64.b64encode(buffer).decode("ascii") for buffer in buffers]
+            response["base64_reason"] = reason
             self._send(response, [])
         else:
             self._send(response, buffers)
         if method in self._after_reply:
+            self._run_after_reply(method)
+
+    def _run_after_reply(self, method: str) -> None:
+        """The hook of ``method``: its reply has left, so a failure is logged (once) and shown in the
+        notice instead of escaping into the comm's message handler, where nobody would see it."""
+        try:
             self._after_reply[method]()
+        except Exception as error:
+            if method not in self._after_reply_failed:
+                self._after_reply_failed.add(method)
+                log.exception("torchlens-widgets work after the %r reply failed", method)
+            if self._notice is not None:
+                self._notice(f"Work after the {method} reply failed: {type(error).__name__}: {error}")
 
 
 def _error(request_id: Any, channel: str | None, message: str) -> ErrorResponse:

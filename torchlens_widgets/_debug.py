@@ -160,6 +160,7 @@ class PartialCapture:
     trace: Any  # a finalized torchlens Trace of the ops that ran
     failing_label: str | None  # the op it failed at, when torchlens recorded it
     exception_text: str  # "RuntimeError: mat1 and mat2 shapes cannot be multiplied ..."
+    exception_type: str = ""  # "RuntimeError"
 
 
 def is_partial_capture(obj: object) -> bool:
@@ -187,4 +188,4 @@ def partial_capture(partial: Any) -> PartialCapture:
             "ran drawn, trace the part of the model that ran (e.g. the submodule before the failure)."
         )
     nonfinite = first_nonfinite(trace)
-    return PartialCapture(trace, nonfinite.label, exception_text)
+    return PartialCapture(trace, nonfinite.label, exception_text, str(facts["exception_type"]))

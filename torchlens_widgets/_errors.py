@@ -43,6 +43,11 @@ class ViewerNotAvailableError(TorchlensWidgetsError, ValueError):
     """An unknown viewer name, or a viewer feature this version does not provide."""
 
 
+class PrivacyProfileError(ViewerNotAvailableError):
+    """A value-derived answer or view (a diff, a baseline, the first non-finite op) that
+    ``privacy_profile="public"`` withholds; the message says why and names the remedy."""
+
+
 def _describe(row: object) -> str:
     """One validation row as a line a user can read: code, graph, detail."""
     if isinstance(row, dict) and "code" in row:
@@ -91,3 +96,7 @@ class PartialCaptureNotDrawableError(TorchlensWidgetsError, ValueError):
 
 class DebugQuestionError(TorchlensWidgetsError, ValueError):
     """A debug question this widget cannot answer as asked (no baseline to diverge from, no selection)."""
+
+
+class TransportSettingError(TorchlensWidgetsError, ValueError):
+    """A transport mode (``set_transport``, ``TORCHLENS_WIDGETS_TRANSPORT``) that is none of the modes."""

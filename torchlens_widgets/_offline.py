@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import json
 import pathlib
 import shutil
 import tempfile
@@ -26,8 +25,15 @@ from typing import IO, Any
 from ._errors import SaveSizeError, ViewerAssetsError
 from ._gzip_json import compact_json
 from ._protocol import RECORDING_FORMAT, Reply
+from .inspector.facts import python_string
 
 # The saved page may run its inline bootstrap and the blob: modules it makes; its frames inherit this.
+# 'unsafe-inline' stays here (the page's own inline script and style could be hashed, but a hash would
+# switch it off for the frames too): the viewer frames are srcdoc documents, which inherit the page's
+# policy (measured in Chromium), and they run inline code whose text is only known in the browser:
+# Netron's import map (blob: URLs minted in its frame) and Model Explorer's component styles (Angular's,
+# at run time). Each frame's own policy narrows that to its script's hash or nonce
+# (js/model-explorer/document.ts frameCsp, js/netron/document.ts netronCsp).
 PAGE_CSP = "; ".join(
     [
         "default-src 'none'",
@@ -303,7 +309,7 @@ def _marker(label: str, max_bytes: int) -> Reply:
             "label": label,
             "title": label,
             "privacy_profile": "",
-            "expression": f"log[{json.dumps(label)}]",
+            "expression": f"log[{python_string(label)}]",  # "Copy" gives Python, as every panel does
             "facts": [],
             "value": {
                 "status": "withheld",

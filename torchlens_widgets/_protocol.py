@@ -25,13 +25,17 @@ MASK_CODES = {"finite": MASK_FINITE, "nan": MASK_NAN, "posinf": MASK_POSINF, "ne
 RECORDING_FORMAT = "torchlens-widgets/recording@1"
 
 # The picture of its graph a view keeps in the widget's state (``_picture``, shown by a notebook reopened
-# before its kernel runs the cell): a PNG data URL of at most this many characters (~220 KB of PNG).
-PICTURE_PREFIX = "data:image/png;base64,"
-PICTURE_MAX_CHARS = 300_000
+# before its kernel runs the cell): a WebP (where the browser encodes it) or PNG data URL of at most this
+# many characters (~29 KB of image), one per widget.
+PICTURE_PREFIXES = ("data:image/webp;base64,", "data:image/png;base64,")
+PICTURE_MAX_CHARS = 40_000
 
 ViewerName = Literal["model-explorer", "netron"]
 Method = Literal["assets", "graph", "inspect", "debug"]
 BufferEncoding = Literal["binary", "base64"]
+# Why a reply's buffers came as base64 text: the view asked (VS Code), the kernel was launched through a
+# gateway whose relay passes no binary frames, or the user's setting (``_transport.py``).
+Base64Reason = Literal["asked", "gateway", "setting"]
 
 ResultT = TypeVar("ResultT")
 # What a handler returns: the JSON result and the binary buffers it points to by index.
@@ -52,7 +56,8 @@ class Request(TypedDict):
 
 
 class OkResponse(TypedDict):
-    """A result; with ``"buffers": "base64"`` asked, the buffers come as text in ``base64_buffers``."""
+    """A result; with ``"buffers": "base64"`` asked (or the kernel's transport forcing text), the
+    buffers come as text in ``base64_buffers`` and ``base64_reason`` says why."""
 
     type: Literal["response"]
     channel: NotRequired[str]
@@ -60,6 +65,7 @@ class OkResponse(TypedDict):
     ok: Literal[True]
     result: Any
     base64_buffers: NotRequired[list[str]]
+    base64_reason: NotRequired[Base64Reason]
 
 
 class ErrorResponse(TypedDict):

@@ -13,6 +13,7 @@
 // app's files by message and mints its own (frame-boot.ts).
 import { filesWithRole, textWithRole, type AssetBundle } from "../assets";
 import { FrameBridge, type FrameMessage } from "../frame-bridge";
+import { makeNonce } from "../csp";
 import { buildDocument, encodeQuery, inlineStyles, JSON_ADAPTER, type StartQuery } from "./document";
 import {
   SHIM_ESCAPE,
@@ -223,6 +224,7 @@ export class ModelExplorerFrame extends FrameBridge {
       indexHtml: app.indexHtml,
       entryNames: [...app.boot.styles, ...app.boot.entries],
       shimSource: bootSource,
+      styleNonce: makeNonce(),
       shim: {
         urls: {},
         parentOrigin: window.origin,

@@ -1,17 +1,30 @@
 // Builds the srcdoc document that runs the Model Explorer web app from blob: URLs (pure functions,
 // unit-tested in tests/js).
+import { cspHash } from "../csp";
 import type { ShimConfig } from "./protocol";
 
-/** Content-Security-Policy of the frame: everything it loads comes from blob: URLs made by the page. */
-export const FRAME_CSP = [
-  "default-src 'none'",
-  "script-src blob: 'unsafe-inline'",
-  "style-src blob: 'unsafe-inline'",
-  "img-src blob: data:",
-  "font-src blob: data:",
-  "worker-src blob:",
-  "connect-src blob: data:",
-].join("; ");
+/**
+ * Content-Security-Policy of the frame: everything it loads comes from blob: URLs made by the page.
+ * The one inline script is the shim's (`scriptHash`, the hash of its text); the app's own `<style>`s
+ * are blob: stylesheets (frame-boot.ts); Angular's component styles, made at run time, carry the
+ * document's `styleNonce` (it reads it from `ngCspNonce` on <app-root>). Style *attributes* stay
+ * allowed ('unsafe-inline' for style-src-attr only, CSP3): the app's templates and its libraries set
+ * them at run time (`style="..."` through setAttribute), and an attribute can only restyle, not run.
+ */
+export function frameCsp(scriptHash: string, styleNonce: string): string {
+  if (!/^'sha256-[A-Za-z0-9+/]+=*'$/.test(scriptHash)) throw new Error("A CSP hash source is 'sha256-<base64>'.");
+  if (!/^[A-Za-z0-9+/=_-]+$/.test(styleNonce)) throw new Error("A CSP nonce is base64 text.");
+  return [
+    "default-src 'none'",
+    `script-src blob: ${scriptHash}`,
+    `style-src blob: 'nonce-${styleNonce}'`,
+    "style-src-attr 'unsafe-inline'",
+    "img-src blob: data:",
+    "font-src blob: data:",
+    "worker-src blob:",
+    "connect-src blob: data:",
+  ].join("; ");
+}
 
 /** The app's builtin JSON adapter: without it in get_extensions nothing ever loads. */
 export const JSON_ADAPTER = {
@@ -64,6 +77,8 @@ export interface DocumentParts {
   shim: ShimConfig;
   /** Source of js/model-explorer/frame-boot.ts (the shim and the boot), bundled as a classic script. */
   shimSource: string;
+  /** The nonce Angular's run-time styles carry (a fresh one per document: makeNonce). */
+  styleNonce: string;
 }
 
 const INLINE_STYLE = /<style>([\s\S]*?)<\/style>/g;
@@ -81,10 +96,11 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
  * them from blob: URLs it mints itself (a sandboxed frame cannot load the page's).
  */
 export function buildDocument(parts: DocumentParts): string {
+  const script = `window.__TLW_ME__=${scriptJson(parts.shim)};\n${parts.shimSource.replace(/<\/script/gi, "<\\/script")}`;
   const head =
     `<base href="about:srcdoc">` +
-    `<meta http-equiv="Content-Security-Policy" content="${FRAME_CSP}">` +
-    `<script>window.__TLW_ME__=${scriptJson(parts.shim)};\n${parts.shimSource.replace(/<\/script/gi, "<\\/script")}</script>`;
+    `<meta http-equiv="Content-Security-Policy" content="${frameCsp(cspHash(script), parts.styleNonce)}">` +
+    `<script>${script}</script>`;
   let html = parts.indexHtml
     .replace(/<!--[\s\S]*?-->/g, "")
     .replace(/<link rel="preconnect"[^>]*>/g, "")
@@ -99,5 +115,7 @@ export function buildDocument(parts: DocumentParts): string {
     if (!tags.test(html)) throw new Error(`Model Explorer index.html does not reference ${name}`);
     html = html.replace(tags, "");
   }
+  if (!/<app-root>/.test(html)) throw new Error("Model Explorer index.html has no <app-root>: unsupported build");
+  html = html.replace("<app-root>", () => `<app-root ngCspNonce="${parts.styleNonce}">`);
   return html.replace(/<noscript>\s*<\/noscript>/g, "");
 }

@@ -41,10 +41,13 @@ function boot(message: ShimBootMessage): void {
   const fontUrls: Record<string, string> = {};
   for (const name of message.fonts) fontUrls[name] = mint(bytes(name), mimeOf(name));
   for (const name of message.assets) config.urls[bareName(name)] = mint(bytes(name), mimeOf(name));
+  // index.html's own <style>s, as blob: stylesheets in their place: the frame's CSP lets no inline
+  // <style> apply but Angular's (its nonce), and their fonts' URLs are only known here.
   for (const css of message.inlineStyles) {
-    const style = document.createElement("style");
-    style.textContent = rewriteFontFaces(css, fontUrls);
-    document.head.appendChild(style);
+    const link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.href = mint(new TextEncoder().encode(rewriteFontFaces(css, fontUrls)), "text/css");
+    document.head.appendChild(link);
   }
   for (const name of message.styles) {
     const link = document.createElement("link");

@@ -14,6 +14,7 @@ import {
   type ShimConfig,
   type ShimFetchReply,
 } from "./protocol";
+import { forwardEscape, keepFocusWithUser, nextPaint } from "../frame-manners";
 
 declare global {
   interface Window {
@@ -22,7 +23,22 @@ declare global {
   }
 }
 
+/** Whether a canvas shows anything but one colour (read small: this runs until the graph is painted). */
+function holdsAPicture(canvas: HTMLCanvasElement): boolean {
+  const probe = document.createElement("canvas");
+  probe.width = probe.height = 64;
+  const context = probe.getContext("2d", { willReadFrequently: true });
+  if (!context) return true; // nothing to read it with: the canvas's existence is all there is
+  context.drawImage(canvas, 0, 0, probe.width, probe.height);
+  const pixels = context.getImageData(0, 0, probe.width, probe.height).data;
+  for (let i = 4; i < pixels.length; i += 4) {
+    if (pixels[i] !== pixels[0] || pixels[i + 1] !== pixels[1] || pixels[i + 2] !== pixels[2] || pixels[i + 3] !== pixels[3]) return true;
+  }
+  return false;
+}
+
 (() => {
+  keepFocusWithUser(); // before the app: it focuses its controls as it starts
   const config = window.__TLW_ME__;
   const ASSET_BASE = "tlw-asset:";
   const assetUrl = (url: unknown): string | undefined => {
@@ -312,20 +328,27 @@ declare global {
       );
     }
   });
-  realAdd.call(document, "keydown", (event: Event) => {
-    if ((event as KeyboardEvent).key === "Escape" && event.isTrusted) post({ cmd: SHIM_ESCAPE });
-  });
+  forwardEscape(() => post({ cmd: SHIM_ESCAPE }));
 
-  // Report when the graph is drawn. "model-explorer-ready" comes seconds earlier; the graph is on
-  // screen once the renderer's WebGL canvas exists and the "Processing graph..." spinner is gone.
+  // Report when the graph is painted. "model-explorer-ready" comes seconds earlier, and the renderer's
+  // canvas exists (sized, the "Processing graph..." spinner gone) before the browser has painted it:
+  // a frame off screen runs no animation frame. So the graph counts as drawn once an animation frame
+  // has run since and the canvas holds more than its background: never "ready" over a blank canvas.
   const started = performance.now();
+  let checking = false;
   const poll = window.setInterval(() => {
-    const canvas = document.querySelector<HTMLCanvasElement>("webgl-renderer canvas");
-    if (canvas && canvas.width > 0 && !document.querySelector("mat-spinner")) {
+    const canvas =
+      document.querySelector<HTMLCanvasElement>("webgl-renderer canvas.main") ??
+      document.querySelector<HTMLCanvasElement>("webgl-renderer canvas");
+    if (checking || !canvas || canvas.width === 0 || document.querySelector("mat-spinner")) return;
+    checking = true;
+    void nextPaint().then(() => {
+      checking = false;
+      if (!canvas.isConnected || !holdsAPicture(canvas)) return;
       window.clearInterval(poll);
       post({ cmd: SHIM_RENDERED, ms: performance.now() - started });
-    }
-  }, 50);
+    });
+  }, 100);
   // An uncaught error of the layout worker reaches this window with the worker's URL: the graph will
   // never be drawn, so say so now instead of after the draw time-out.
   // (config.urls is filled in once the frame has its files: read it when an error comes.)

@@ -11,6 +11,7 @@
 // and its memory with it.
 import type { AssetBundle } from "../assets";
 import { framesMove } from "../frame-bridge";
+import { isRecord, pageGlobal } from "../page-globals";
 import { followHostTheme } from "../theme";
 import { type AdoptOptions, ModelExplorerFrame } from "./bridge";
 
@@ -28,34 +29,50 @@ interface Spare {
   expiry: number;
 }
 
-/** One spare per page: it lives on globalThis, as each widget may load its own copy of this module. */
+/** One spare per page: it lives on globalThis (js/page-globals.ts), as each widget may load its own copy of this module. */
 interface SpareSlot {
   spare: Spare | null;
   quietTimer: number;
+  /** Viewer frames drawing now, on this page (Netron's redraws in place included). */
+  drawing: number;
   /** Model Explorer's app as the page has it (a spare is made only once an explorer has shown it). */
   bundle: AssetBundle | null;
 }
 
-function slot(): SpareSlot {
-  const holder = globalThis as { __torchlensWidgetsSpare?: SpareSlot };
-  holder.__torchlensWidgetsSpare ??= { spare: null, quietTimer: 0, bundle: null };
-  return holder.__torchlensWidgetsSpare;
+function isSlot(held: unknown): held is SpareSlot {
+  return isRecord(held) && "spare" in held && "quietTimer" in held && "drawing" in held && "bundle" in held;
 }
 
-/** A viewer frame starts drawing (either viewer): no spare boots meanwhile. */
-export function drawStarted(): void {
-  window.clearTimeout(slot().quietTimer);
+function slot(): SpareSlot {
+  return pageGlobal("Spare", () => ({ spare: null, quietTimer: 0, drawing: 0, bundle: null }), isSlot);
+}
+
+/**
+ * A viewer frame starts drawing (either viewer): no spare boots until every draw in flight on the page
+ * has ended. Returns what ends this draw (once: a frame closed before it drew ends it too).
+ */
+export function drawStarted(): (bundle?: AssetBundle) => void {
+  const page = slot();
+  page.drawing += 1;
+  window.clearTimeout(page.quietTimer);
+  let ended = false;
+  return (bundle) => {
+    if (ended) return;
+    ended = true;
+    page.drawing = Math.max(0, page.drawing - 1);
+    drawEnded(bundle);
+  };
 }
 
 /**
  * A viewer frame is done drawing (`bundle`: Model Explorer's app, if it was an explorer): a spare is
- * parked once the page has been quiet for QUIET_MS, if an explorer has shown the app on this page.
+ * parked once no frame has drawn for QUIET_MS, if an explorer has shown the app on this page.
  */
 export function drawEnded(bundle?: AssetBundle): void {
   const page = slot();
   if (bundle) page.bundle = bundle;
   const app = page.bundle;
-  if (!app || !framesMove()) return;
+  if (!app || !framesMove() || page.drawing > 0) return;
   window.clearTimeout(page.quietTimer);
   page.quietTimer = window.setTimeout(() => park(app), QUIET_MS);
 }

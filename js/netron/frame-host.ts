@@ -8,6 +8,7 @@
 // Netron's View, post "ready". The host is a classic script rather than a blob module so that the
 // import map can be added before the first module import: once a module load starts, a page's
 // import map can no longer change.
+import { forwardEscape, keepFocusWithUser } from "../frame-manners";
 import { importMap, MODULE_PREFIX, rewriteModule } from "./document";
 import { describe, fromParent, post } from "./frame-messages";
 import { WidgetFrame } from "./navigation";
@@ -111,10 +112,10 @@ document.addEventListener(
   true,
 );
 
-// Escape inside the frame reaches the page too: a maximized widget restores.
-document.addEventListener("keydown", (event) => {
-  if (event.key === "Escape" && event.isTrusted) post({ cmd: NETRON_ESCAPE });
-});
+// Netron focuses its graph on every open: only where the user is (../frame-manners.ts).
+keepFocusWithUser();
+// Escape inside the frame reaches the page too: the page takes the focus back (and a maximized widget restores).
+forwardEscape(() => post({ cmd: NETRON_ESCAPE }));
 
 window.addEventListener("error", (event) => post({ cmd: NETRON_FAILED, message: String(event.message || event.error) }));
 window.addEventListener("unhandledrejection", (event) => post({ cmd: NETRON_FAILED, message: describe(event.reason) }));

@@ -28,6 +28,7 @@ import {
   type NetronPictureRequestMessage,
   type NetronSelectMessage,
 } from "./protocol";
+import { nextPaint } from "../frame-manners";
 import { viewportPicture } from "./picture";
 
 interface Located {
@@ -98,6 +99,7 @@ export class WidgetFrame {
         // "netron:attachment"; the node sidebar then gains METADATA and METRICS sections.
         const attached = message.attachment ? await this.view.attach(this.host.context(message.attachment)) : false;
         document.title = message.model.identifier;
+        await nextPaint(); // drawn means painted: the page's "ready" never stands over an unpainted frame
         post({
           cmd: NETRON_RENDERED,
           id: message.id,

@@ -97,6 +97,29 @@ export class FrameHost {
 
   async view(view: NetronView): Promise<void> {
     this.netronView = view;
+    this.guardExports(view);
+  }
+
+  /** The files Netron's own export command (view.export) is building now: export() posts only these. */
+  private readonly exporting: string[] = [];
+
+  /**
+   * Netron's "Export as PNG/SVG" (its menu, and the widget's button through WidgetFrame.exportImage)
+   * is view.export(file), which ends in this host's export(file, blob). Each view.export call lets
+   * one export of its file through; anything else that calls export() (the tensor sidebar's "save
+   * .npy", any other code in this frame) posts nothing to the parent.
+   */
+  private guardExports(view: NetronView): void {
+    const exportImage = view.export.bind(view);
+    view.export = async (file: string) => {
+      this.exporting.push(file);
+      try {
+        await exportImage(file);
+      } finally {
+        const index = this.exporting.indexOf(file);
+        if (index !== -1) this.exporting.splice(index, 1);
+      }
+    };
   }
 
   async start(): Promise<void> {
@@ -140,6 +163,12 @@ export class FrameHost {
     // A sandboxed frame may not download; the parent page does it, and only right after a click of
     // the user (the parent checks that too: this frame's word alone is not enough). The parent's own
     // button was clicked in the page, not here: it answers that request.
+    const exporting = this.exporting.indexOf(file);
+    if (exporting === -1) {
+      void this.message("Only Netron's Export as PNG or SVG saves a file from this viewer.");
+      return;
+    }
+    this.exporting.splice(exporting, 1);
     const request = this.exportRequest;
     this.exportRequest = null;
     if (request === null && navigator.userActivation && !navigator.userActivation.isActive) {

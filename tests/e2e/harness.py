@@ -231,17 +231,28 @@ class KernelAccess:
         raise AssertionError(f"{expression} stayed {value!r}, expected {expected!r}")
 
     def wait_ready(self, widget: str, timeout: float = 60) -> None:
-        """Waits for ``widget.status`` to settle and asserts it is "ready" (else shows its error).
+        """Waits until a view of ``widget`` has painted a graph and its status settled on "ready".
 
-        The browser reports status over the widget channel, so the kernel can still read "loading"
-        for a moment after the page shows the graph; reading it once would race.
+        A status alone can be left from an earlier draw (or come before the frame painted): this
+        waits for the draw counter too. To wait for a redraw after a change, use :meth:`wait_drawn`.
         """
+        self.wait_drawn(widget, since=0, timeout=timeout)
+
+    def draws(self, widget: str) -> int:
+        """How many graphs the views of ``widget`` have painted so far (read before a change)."""
+        return int(self.value(f"{widget}.draws"))
+
+    def wait_drawn(self, widget: str, since: int, timeout: float = 60) -> None:
+        """Waits until ``widget`` painted a graph after its draw count was ``since``, and is "ready"
+        (a failure says what the widget reported last: its draw count, status and error)."""
         deadline = time.monotonic() + timeout
-        status = self.value(f"{widget}.status")
-        while status == "loading" and time.monotonic() < deadline:
+        while True:
+            state = self.value(f"({widget}.draws, {widget}.status, {widget}.error)")
+            if state[0] > since and state[1] == "ready":
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{widget} drew no graph since draw {since}: {state!r}")
             time.sleep(0.2)
-            status = self.value(f"{widget}.status")
-        assert status == "ready", f"{widget}.status is {status!r}: {self.value(f'{widget}.error')}"
 
     def close(self) -> None:
         self.client.stop_channels()

@@ -26,12 +26,19 @@ with torch.no_grad():
     log_b = tl.trace(tuned, tokens)""",
     "d = tlw.diff(log_a, log_b, height=600)\nd",
     "w = tlw.explore(log_b, height=520)\nw",
+    # The run a user diffs: one weight went NaN, and the NaN spreads to every op after it.
+    """broken = copy.deepcopy(model)
+with torch.no_grad():
+    broken.transformer.h[1].mlp.c_fc.weight[0, 0] = float("nan")
+    log_nan = tl.trace(broken, tokens)
+n = tlw.diff(log_a, log_nan, height=600)
+n""",
 ]
 
 
 @pytest.fixture(scope="module")
 def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
-    with notebook_session(jupyter_lab, browser, "diff.ipynb", CELLS, widgets=2) as (page, kernel):
+    with notebook_session(jupyter_lab, browser, "diff.ipynb", CELLS, widgets=3) as (page, kernel):
         yield Session(page, kernel)
 
 
@@ -110,5 +117,30 @@ def test_self_comparison_is_refused(session: Session) -> None:
     assert kernel.value("w.baseline is log_a") is True
 
 
+def test_a_diff_of_a_run_that_went_nan_draws_and_says_nan(session: Session, artifacts: Any) -> None:
+    kernel = session.kernel
+    kernel.wait_ready("n")
+    root = session.root(2)
+    root.scroll_into_view_if_needed()  # Model Explorer's frame draws only in the viewport
+    expect(root.locator(".tlw-status")).to_have_attribute("data-state", "ready", timeout=120_000)
+    assert session.frame(2).locator("webgl-renderer").count() == 2
+    expect(root.locator(".tlw-status")).to_contain_text("non-finite")
+    first = kernel.value("n.summary['top'][0]")
+    assert first["value"] is None and first["text"] == "NaN"
+    chip = root.locator(".tlw-chip").first
+    expect(chip).to_have_text(f"{first['label']} NaN")
+    chip.click()
+    kernel.wait_for("n.selected_node", first["node_id"], timeout=30)
+    difference = root.locator(".tlw-inspector").nth(2)
+    expect(difference).to_have_attribute("data-kind", "difference", timeout=30_000)
+    expect(difference).to_contain_text("NaN")
+    root.screenshot(path=str(artifacts / "diff-nan.png"))
+
+
 def test_page_made_no_request_off_this_machine(session: Session) -> None:
     assert session.page.off_machine_requests() == []
+
+
+def test_no_console_errors(session: Session) -> None:
+    # Before, the NaN diff's chips threw in toPrecision and its graph request failed.
+    assert session.page.console_errors == [], session.page.console_errors

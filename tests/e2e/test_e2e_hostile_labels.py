@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import RecordedPage
+from conftest import SETTLED, RecordedPage
 from harness import JupyterServer, open_notebook, run_all_cells
 from playwright.sync_api import expect
 
@@ -41,9 +41,8 @@ def test_hostile_names_render_as_text(jupyter_lab: JupyterServer, browser: Any, 
         open_notebook(page.page, jupyter_lab, notebook)
         kernel = jupyter_lab.kernel_for(notebook)
         run_all_cells(page.page)
-        page.page.wait_for_function(
-            "document.querySelectorAll(\".tlw-status[data-state='ready']\").length >= 2", timeout=240_000
-        )
+        # Scrolls to each widget in turn, as a reader does: a viewer frame draws only on screen.
+        page.page.wait_for_function(SETTLED, arg=2, timeout=240_000)
         kernel.wait_ready("w")
         kernel.wait_ready("n")
         inspector = page.page.locator(".tlw-inspector").first

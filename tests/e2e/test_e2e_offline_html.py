@@ -28,13 +28,20 @@ class OfflinePage:
         self.requests: list[str] = []
         self.blocked: list[str] = []
         self.errors: list[str] = []
+        # Chromium says in the console (of the page or a frame) what a Content-Security-Policy refused.
+        self.csp_violations: list[str] = []
         self.context.on("request", lambda request: self.requests.append(request.url))
         self.context.route("**/*", self._route)
         self.page = self.context.new_page()
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("console", self._on_console)
         self.page.goto(path.as_uri())
         # Locator waits, not page functions: the saved page's CSP forbids eval.
         self.page.locator(f".tlw-status[data-state='{settled}']").wait_for(timeout=120_000)
+
+    def _on_console(self, message: Any) -> None:
+        if "Content Security Policy" in message.text or "Content-Security-Policy" in message.text:
+            self.csp_violations.append(message.text)
 
     def _route(self, route: Any) -> None:
         if route.request.url.startswith(LOCAL_SCHEMES):
@@ -130,6 +137,7 @@ def test_saved_page_made_no_request_beyond_its_own_file(
     assert page.blocked == []
     assert all(url.startswith(LOCAL_SCHEMES) for url in page.requests), page.requests
     assert page.errors == []
+    assert page.csp_violations == []  # the page's and the frame's policies allow all they run
 
 
 def test_saved_netron_file_draws_offline(traced: Any, browser: Any, tmp_path: Path, artifacts: Any) -> None:
@@ -139,7 +147,7 @@ def test_saved_netron_file_draws_offline(traced: Any, browser: Any, tmp_path: Pa
         expect(page.frame.locator("g.node", has_text="transformer").first).to_be_visible(timeout=30_000)
         expect(page.frame.locator("#tlw-overlay-legend")).to_contain_text("activation B")
         page.root.screenshot(path=str(artifacts / "offline-netron.png"))
-        assert page.blocked == [] and page.errors == []
+        assert page.blocked == [] and page.errors == [] and page.csp_violations == []
     finally:
         page.close()
 

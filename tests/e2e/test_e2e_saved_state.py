@@ -17,7 +17,7 @@ from conftest import SETTLED, RecordedPage
 from harness import JupyterServer, open_notebook, run_all_cells
 from playwright.sync_api import expect
 
-from torchlens_widgets._protocol import PICTURE_MAX_CHARS, PICTURE_PREFIX
+from torchlens_widgets._protocol import PICTURE_MAX_CHARS, PICTURE_PREFIXES
 
 CELLS = [
     """import torch, transformers, torchlens as tl, torchlens_widgets as tlw
@@ -53,14 +53,35 @@ def saved_pictures(path: Path) -> list[str]:
     return [model["state"]["_picture"] for model in state.values() if "_picture" in model["state"]]
 
 
+def lab_saving_widget_state(root: Path) -> JupyterServer:
+    """A JupyterLab in ``root`` whose notebooks keep their widget state (the widget manager's setting)."""
+    settings = root / ".jupyter-state" / "settings" / "@jupyter-widgets" / "jupyterlab-manager"
+    settings.mkdir(parents=True)
+    (settings / "plugin.jupyterlab-settings").write_text(json.dumps({"saveState": True}))
+    return JupyterServer(root).start()
+
+
+def save_notebook(page: Any, path: Path, pictures: int, timeout: float) -> list[str]:
+    """Saves the open notebook as the File menu does; the pictures in the file once it holds ``pictures``
+    (or what it holds after ``timeout`` seconds)."""
+    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    deadline = time.monotonic() + timeout
+    while len(saved_pictures(path)) < pictures and time.monotonic() < deadline:
+        time.sleep(0.5)
+    return saved_pictures(path)
+
+
+def assert_shows_a_drawn_graph(page: Any, image: Any) -> None:
+    """The saved picture ``image`` (a locator) has loaded and shows a drawn graph, not a blank rectangle."""
+    page.wait_for_function("image => image.complete && image.naturalWidth > 0", arg=image.element_handle())
+    assert image.evaluate(INKED_PIXELS) > 500
+
+
 def test_a_reopened_notebook_shows_each_graph_as_last_drawn_until_its_cells_run(
     tmp_path_factory: Any, browser: Any, artifacts: Path
 ) -> None:
     root = tmp_path_factory.mktemp("saved-state")
-    settings = root / ".jupyter-state" / "settings" / "@jupyter-widgets" / "jupyterlab-manager"
-    settings.mkdir(parents=True)
-    (settings / "plugin.jupyterlab-settings").write_text(json.dumps({"saveState": True}))
-    server = JupyterServer(root).start()
+    server = lab_saving_widget_state(root)
     try:
         name = server.write_notebook("saved.ipynb", CELLS)
         page = RecordedPage(browser)
@@ -72,16 +93,12 @@ def test_a_reopened_notebook_shows_each_graph_as_last_drawn_until_its_cells_run(
                 page.page.wait_for_function(SETTLED, arg=2, timeout=240_000)
                 # Each view keeps a picture of what it drew, a moment after the draw settles.
                 kernel.wait_for("bool(w._picture) and bool(n._picture)", True, timeout=60)
-                assert kernel.value("w._picture.startswith('data:image/png;base64,')") is True
+                assert kernel.value(f"w._picture.startswith({PICTURE_PREFIXES!r})") is True
             finally:
                 kernel.close()
-            page.page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
-            deadline = time.monotonic() + 30
-            while len(saved_pictures(root / name)) < 2 and time.monotonic() < deadline:
-                time.sleep(0.5)
-            pictures = saved_pictures(root / name)
+            pictures = save_notebook(page.page, root / name, pictures=2, timeout=30)
             assert len(pictures) == 2
-            assert all(p.startswith(PICTURE_PREFIX) and len(p) <= PICTURE_MAX_CHARS for p in pictures)
+            assert all(p.startswith(PICTURE_PREFIXES) and len(p) <= PICTURE_MAX_CHARS for p in pictures)
             shutil.copy(root / name, artifacts / "saved-state.ipynb")  # what nbconvert is measured on
             assert page.console_errors == []
         finally:
@@ -95,11 +112,7 @@ def test_a_reopened_notebook_shows_each_graph_as_last_drawn_until_its_cells_run(
             images = page.page.locator("img.tlw-saved-picture")
             expect(images).to_have_count(2)
             for index in range(2):
-                image = images.nth(index)
-                page.page.wait_for_function(
-                    "image => image.complete && image.naturalWidth > 0", arg=image.element_handle()
-                )
-                assert image.evaluate(INKED_PIXELS) > 500  # a drawn graph, not a blank rectangle
+                assert_shows_a_drawn_graph(page.page, images.nth(index))
             statuses = page.page.locator(".tlw-status")
             for index in range(2):
                 expect(statuses.nth(index)).to_have_attribute("data-state", "disconnected")

@@ -20,9 +20,9 @@ log = tl.trace(model, torch.randn(2, 4))"""
 
 # What the page cache holds: asset key -> the file names of the bundle stored under it.
 PAGE_CACHE = """async () => {
-  const cache = globalThis.__torchlensWidgetsAssets ?? new Map();
+  const cache = globalThis.__torchlensWidgetsAssets_v2 ?? new Map();
   const out = {};
-  for (const [key, entry] of cache) out[key] = [...(await (entry.promise ?? entry)).files.keys()].sort();
+  for (const [key, entry] of cache) out[key] = [...(await entry.promise).files.keys()].sort();
   return out;
 }"""
 

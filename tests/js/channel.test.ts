@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { KernelChannel, RequestError, type CustomMessageModel } from "../../js/channel";
+import { KernelChannel, RequestError, SILENCE_MS, type CustomMessageModel } from "../../js/channel";
 
 /** A stand-in for the widget model's custom-message surface: records sends, lets the test reply. */
 class FakeModel implements CustomMessageModel {
@@ -65,7 +65,7 @@ describe("KernelChannel", () => {
     const channel = new KernelChannel(new FakeModel());
     const pending = channel.request("assets", {}, 5_000);
     vi.advanceTimersByTime(5_001);
-    await expect(pending).rejects.toThrow(/did not answer 'assets' within 5 s.*Re-run the cell/);
+    await expect(pending).rejects.toThrow(/did not answer 'assets' within 5 s.*re-run this cell/);
   });
 
   it("rejects what is pending and stops listening when disposed", async () => {
@@ -184,5 +184,65 @@ describe("KernelChannel buffer encodings", () => {
     const pending = channel.request("graph");
     model.reply({ type: "response", channel: channel.id, id: 1, ok: true, result: {}, base64_buffers: ["not base64!"] });
     await expect(pending).rejects.toThrow("could not be decoded");
+  });
+});
+
+describe("KernelChannel behind a relay that passes no binary frames", () => {
+  it("takes a text reply to a binary ask, and asks for text from then on", async () => {
+    const model = new FakeModel();
+    const seen: string[] = [];
+    const channel = new KernelChannel(model, () => false, "binary", { onEncoding: (encoding) => seen.push(encoding) });
+    const first = channel.request("graph");
+    expect(model.sent[0]).not.toHaveProperty("buffers");
+    const text = btoa(String.fromCharCode(1, 2, 250));
+    model.reply({ type: "response", channel: channel.id, id: 1, ok: true, result: {}, base64_buffers: [text], base64_reason: "gateway" });
+    const { buffers } = await first;
+    expect(Array.from(new Uint8Array(buffers[0].buffer))).toEqual([1, 2, 250]);
+    expect(channel.encoding).toBe("base64");
+    expect(seen).toEqual(["base64"]);
+    void channel.request("inspect");
+    expect(model.sent[1]).toMatchObject({ buffers: "base64", method: "inspect" });
+  });
+
+  it("names the text transport when the idle kernel's reply never comes", async () => {
+    vi.useFakeTimers();
+    const model = new FakeModel();
+    const channel = new KernelChannel(model);
+    const pending = channel.request("graph", {}, 2_000);
+    const failed = expect(pending).rejects.toThrow(/do not reach this page.*TORCHLENS_WIDGETS_TRANSPORT=text.*set_transport\("text"\)/);
+    await vi.advanceTimersByTimeAsync(2_500);
+    await failed;
+  });
+
+  it("says so, with the remedy, when no reply comes while the page sees the kernel busy", async () => {
+    vi.useFakeTimers();
+    const model = new FakeModel();
+    const said: string[] = [];
+    // A relay that died at a binary frame: the kernel's "idle" never reaches the page either.
+    const channel = new KernelChannel(model, () => true, "binary", { onSilence: (text) => said.push(text) });
+    const pending = channel.request("assets").catch((error: Error) => error);
+    await vi.advanceTimersByTimeAsync(SILENCE_MS - 2_000);
+    expect(said).toEqual([]);
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/No reply from the kernel for 3\d s\..*TORCHLENS_WIDGETS_TRANSPORT=text/);
+    await vi.advanceTimersByTimeAsync(SILENCE_MS);
+    expect(said).toHaveLength(1); // once per silence, not a stream of notices
+    channel.dispose();
+    expect(await pending).toBeInstanceOf(RequestError);
+  });
+
+  it("stays quiet while replies keep coming", async () => {
+    vi.useFakeTimers();
+    const model = new FakeModel();
+    const said: string[] = [];
+    const channel = new KernelChannel(model, () => true, "binary", { onSilence: (text) => said.push(text) });
+    for (let id = 1; id <= 4; id++) {
+      void channel.request("inspect");
+      await vi.advanceTimersByTimeAsync(SILENCE_MS / 2);
+      model.reply({ type: "response", channel: channel.id, id, ok: true, result: {} });
+    }
+    await vi.advanceTimersByTimeAsync(SILENCE_MS * 2);
+    expect(said).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 // A stand-in for an anywidget model with a kernel behind it: traits, change events and custom
 // messages, where the test plays the kernel (it reads what was sent and answers it).
 import { gzipSync } from "node:zlib";
+import { pageGlobalKey } from "../../js/page-globals";
 
 // biome-ignore lint/suspicious/noExplicitAny: Backbone-style handlers of any signature
 type Handler = (...args: any[]) => void;
@@ -64,5 +65,5 @@ export function gzipped(text: string): DataView {
 
 /** Forgets the page's asset cache (it lives on globalThis for the page's life). */
 export function clearPageCache(): void {
-  delete (globalThis as { __torchlensWidgetsAssets?: unknown }).__torchlensWidgetsAssets;
+  delete (globalThis as Record<string, unknown>)[pageGlobalKey("Assets")];
 }

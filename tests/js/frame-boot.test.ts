@@ -23,7 +23,7 @@ const BOOT: ShimBootMessage = {
   assets: [],
   styles: [],
   entries: ["polyfills-A.js", "main-B.js"],
-  inlineStyles: [],
+  inlineStyles: ["@font-face{font-family:X;src:url(https://fonts.example/x.woff2)}body{margin:0}"],
 };
 const QUERY = "data=%7B%7D";
 const fromParent = (data: unknown) => new MessageEvent("message", { data, origin: PARENT_ORIGIN, source: window.parent });
@@ -35,6 +35,11 @@ describe("the Model Explorer frame's boot", () => {
   it("compiles the app's scripts with its files, and runs them only with the start query from its parent", () => {
     window.dispatchEvent(fromParent(BOOT));
     expect(preloads()).toHaveLength(2);
+    // index.html's own style is a blob: stylesheet: the frame's CSP lets no inline <style> apply but Angular's.
+    expect(document.head.querySelectorAll("style")).toHaveLength(0);
+    expect([...document.head.querySelectorAll<HTMLLinkElement>("link[rel=stylesheet]")].map((link) => link.href.slice(0, 5))).toEqual([
+      "blob:",
+    ]);
     expect(scripts()).toEqual([]); // the app would start with no graph to ask for
 
     window.dispatchEvent(fromElsewhere({ cmd: SHIM_START, query: "data=forged" }));

@@ -1,9 +1,10 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   type DocumentParts,
   buildDocument,
   encodeQuery,
-  FRAME_CSP,
+  frameCsp,
   inlineStyles,
   rewriteFontFaces,
   scriptJson,
@@ -27,7 +28,22 @@ const parts = (): DocumentParts => ({
   entryNames: ["styles-ABC123.css", "polyfills-POLY1.js", "main-MAIN1.js"],
   shim: { urls: {}, parentOrigin: "http://127.0.0.1:8888", query: "data=%7B%7D", extensions: [] },
   shimSource: "window.shimRan = true;",
+  styleNonce: "c3R5bGVOb25jZTEyMzQ=",
 });
+
+/** The CSP the document declares, directive -> its sources. */
+function declaredCsp(html: string): Map<string, string> {
+  const policy = html.match(/<meta http-equiv="Content-Security-Policy" content="([^"]*)">/)?.[1] ?? "";
+  return new Map(policy.split("; ").map((directive) => [directive.split(" ")[0], directive.slice(directive.indexOf(" ") + 1)]));
+}
+
+/** The text of each inline <script> in `html`, and its sha256 as a CSP source (node's own hash). */
+function inlineScripts(html: string): { text: string; hash: string }[] {
+  return [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(([, text]) => ({
+    text,
+    hash: `'sha256-${createHash("sha256").update(text).digest("base64")}'`,
+  }));
+}
 
 describe("rewriteFontFaces", () => {
   it("points delivered faces at their blob URL and drops the rest", () => {
@@ -65,14 +81,37 @@ describe("buildDocument", () => {
     expect(html).not.toContain("<link");
     expect(html.replace('"http://127.0.0.1:8888"', "")).not.toMatch(/https?:\/\//); // but the parent's origin
     expect(html).not.toContain("favicon");
-    expect(html).toContain("<app-root></app-root>");
+    expect(html).toContain("</app-root>");
   });
 
-  it("declares a CSP that allows only blob: and inline code and no connections out", () => {
-    expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="${FRAME_CSP}">`);
-    expect(FRAME_CSP).toContain("default-src 'none'");
-    expect(FRAME_CSP).toMatch(/connect-src blob: data:(;|$)/);
-    expect(FRAME_CSP).not.toMatch(/https?:|\*/);
+  it("declares a CSP that allows only blob: code, the shim's script by its hash, and no connections out", () => {
+    const csp = declaredCsp(html);
+    expect(csp.get("default-src")).toBe("'none'");
+    expect(csp.get("connect-src")).toBe("blob: data:");
+    const scripts = inlineScripts(html);
+    expect(scripts).toHaveLength(1);
+    expect(csp.get("script-src")).toBe(`blob: ${scripts[0].hash}`); // the hash of the script the frame really has
+    expect([...csp.values()].join(" ")).not.toMatch(/https?:|\*/);
+    // 'unsafe-inline' only for style attributes (set by the app at run time), never for scripts or <style>s.
+    expect([...csp].filter(([, sources]) => sources.includes("'unsafe-inline'")).map(([name]) => name)).toEqual(["style-src-attr"]);
+  });
+
+  it("gives Angular the nonce its run-time styles carry, and the CSP allows only that nonce for <style>s", () => {
+    expect(html).toContain(`<app-root ngCspNonce="${parts().styleNonce}"></app-root>`);
+    expect(declaredCsp(html).get("style-src")).toBe(`blob: 'nonce-${parts().styleNonce}'`);
+  });
+
+  it("hashes the script as it is written, whatever the shim's code or config holds", () => {
+    const shimSource = "if(x)y('</script>');";
+    const other = buildDocument({ ...parts(), shimSource, shim: { ...parts().shim, parentOrigin: "https://ünï.example" } });
+    const [script] = inlineScripts(other);
+    expect(declaredCsp(other).get("script-src")).toBe(`blob: ${script.hash}`);
+    expect(declaredCsp(other).get("script-src")).not.toBe(declaredCsp(html).get("script-src"));
+  });
+
+  it("refuses a hash or nonce that would change the policy's meaning", () => {
+    expect(() => frameCsp("'unsafe-inline'", "abc")).toThrow();
+    expect(() => frameCsp("'sha256-AAAA'", "a' 'unsafe-inline")).toThrow();
   });
 
   it("uses about:srcdoc as base so the app's router starts at its root", () => {

@@ -8,7 +8,7 @@ import {
   debugQuestions,
   MASK_CODES,
   PICTURE_MAX_CHARS,
-  PICTURE_PREFIX,
+  PICTURE_PREFIXES,
   parseAssetsReply,
   parseDebugReply,
   parseGraphReply,
@@ -52,6 +52,7 @@ describe("the kernel's sample replies", () => {
       "assets-netron",
       "error",
       "constants",
+      "response-text-gateway",
       ...GRAPHS.map(([name]) => name),
       ...INSPECTS.map(([name]) => name),
     ];
@@ -134,11 +135,20 @@ describe("the kernel's sample replies", () => {
     expect(response && !response.ok && response.error).toContain("Remedy:");
   });
 
+  it("a gateway kernel's text reply parses with its buffers and why they are text", () => {
+    const response = parseResponse(read("response-text-gateway"));
+    expect(response?.ok).toBe(true);
+    if (!response?.ok) return;
+    expect(response.base64_reason).toBe("gateway");
+    expect(response.base64_buffers?.length).toBeGreaterThan(0);
+    expect(parseInspectReply(response.result).kind).toBe("op");
+  });
+
   it("constants match this side's", () => {
     expect(read("constants")).toEqual({
       mask_codes: MASK_CODES,
       recording_format: RECORDING_FORMAT,
-      picture_prefix: PICTURE_PREFIX,
+      picture_prefixes: PICTURE_PREFIXES,
       picture_max_chars: PICTURE_MAX_CHARS,
     });
   });

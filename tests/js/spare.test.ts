@@ -55,10 +55,10 @@ describe("the Model Explorer app parked for the next explorer", () => {
   it("is parked once no frame has drawn for a while, out of sight and out of reach", () => {
     drawEnded(APP);
     vi.advanceTimersByTime(1000);
-    drawStarted(); // another frame draws: no app boots beside it
+    const netronEnds = drawStarted(); // another frame draws: no app boots beside it
     vi.advanceTimersByTime(5000);
     expect(spares()).toHaveLength(0);
-    drawEnded(); // a Netron frame: the page has shown Model Explorer's app before
+    netronEnds(); // a Netron frame: the page has shown Model Explorer's app before
     vi.advanceTimersByTime(1500);
     expect(spares()).toHaveLength(1);
     const holder = spares()[0] as HTMLElement;
@@ -68,6 +68,21 @@ describe("the Model Explorer app parked for the next explorer", () => {
     drawEnded(APP);
     vi.advanceTimersByTime(1500);
     expect(made).toHaveLength(1); // one per page
+  });
+
+  it("waits for every draw in flight on the page, a frame closed before it drew included", () => {
+    drawEnded(APP);
+    const first = drawStarted();
+    const second = drawStarted();
+    first(APP);
+    vi.advanceTimersByTime(5000);
+    expect(spares()).toHaveLength(0); // the second frame still draws
+    first(APP); // ending twice counts once
+    vi.advanceTimersByTime(5000);
+    expect(spares()).toHaveLength(0);
+    second(); // closed before it drew
+    vi.advanceTimersByTime(1500);
+    expect(spares()).toHaveLength(1);
   });
 
   it("is taken by the next explorer of the same app, once, and leaves nothing behind", () => {

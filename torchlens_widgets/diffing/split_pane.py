@@ -5,11 +5,13 @@ each pane coloured by the per-node L2 delta that ``tl.export.model_explorer_diff
 
 It follows torchlens' (subject, reference) order: the first capture is the subject, so "added" means
 "only in the first capture" and "removed" means "only in the second", exactly as torchlens words it.
-A node without a value on either side is never reported as a zero delta.
+A node without a value on either side is never reported as a zero delta, and a delta torchlens
+computed as NaN or Inf (a run that went non-finite) is counted as such, never drawn as a number.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,8 +23,17 @@ from .._trace import record_for_label, require_trace, resolve_name
 from ..viewers.model_explorer import ModelExplorerPayload, model_explorer_payload
 from .labels import default_label, execution_labels
 
-#: Per-node status of the split-pane diff, in display order.
-DIFF_STATUSES = ("changed", "zero", "added", "removed", "not_comparable")
+#: Per-node status of the split-pane diff, in display order ("nonfinite": torchlens' delta is NaN or
+#: Inf, because a side holds a NaN or an Inf there).
+DIFF_STATUSES = ("changed", "nonfinite", "zero", "added", "removed", "not_comparable")
+_STATUS_TEXT = {"nonfinite": "non-finite", "not_comparable": "not comparable"}
+
+
+def delta_text(value: float) -> str:
+    """A delta as the summary shows it: 3 significant digits, or "NaN" / "inf" as such."""
+    if math.isnan(value):
+        return "NaN"
+    return f"{value:.3g}"
 
 
 @dataclass(frozen=True)
@@ -31,7 +42,17 @@ class TopDelta:
 
     node_id: str
     label: str  # torchlens label in the first capture, e.g. "linear_1_11:1"
-    value: float
+    value: float  # torchlens' L2 delta; NaN or Inf for a node whose status is "nonfinite"
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON form: a non-finite value is null, its text says which ("NaN", "inf")."""
+        finite = math.isfinite(self.value)
+        return {
+            "node_id": self.node_id,
+            "label": self.label,
+            "value": self.value if finite else None,
+            "text": delta_text(self.value),
+        }
 
 
 @dataclass(frozen=True)
@@ -51,7 +72,7 @@ class DiffPayload:
     node_data_a: dict[str, Any]
     node_data_b: dict[str, Any]
     status: dict[str, str]  # execution-graph node id (either side) -> one of DIFF_STATUSES
-    deltas: dict[str, float]  # node id -> torchlens' L2 delta, for comparable nodes only
+    deltas: dict[str, float]  # node id -> torchlens' L2 delta, for comparable nodes only (NaN/Inf kept)
     counts: dict[str, int]  # DIFF_STATUSES -> number of nodes
     coverage: dict[str, int]  # torchlens' own coverage of the delta computation
     top: tuple[TopDelta, ...]
@@ -94,15 +115,17 @@ class DiffPayload:
             "labels": list(self.node_data_targets),
             "line": self.summary_line(),
             "counts": dict(self.counts),
-            "top": [{"node_id": t.node_id, "label": t.label, "value": t.value} for t in self.top],
+            "top": [t.wire() for t in self.top],
         }
 
     def summary_line(self) -> str:
-        """E.g. ``changed 11 · zero 58 · added 0 · removed 0 · not comparable 0``, then the largest deltas."""
-        counts = " · ".join(f"{status.replace('_', ' ')} {self.counts[status]}" for status in DIFF_STATUSES)
+        """E.g. ``changed 11 · zero 58 · added 0 · removed 0 · not comparable 0``, then the largest deltas;
+        ``non-finite 40`` after ``changed`` when torchlens' delta is NaN or Inf somewhere."""
+        shown = (s for s in DIFF_STATUSES if s != "nonfinite" or self.counts[s])  # said when there are any
+        counts = " · ".join(f"{_STATUS_TEXT.get(status, status)} {self.counts[status]}" for status in shown)
         if not self.top:
             return counts
-        largest = ", ".join(f"{t.label} {t.value:.3g}" for t in self.top)
+        largest = ", ".join(f"{t.label} {delta_text(t.value)}" for t in self.top)
         return f"{counts}; largest: {largest}"
 
     def wire(self) -> dict[str, bytes]:
@@ -139,15 +162,20 @@ def diff_payload(
     a = model_explorer_payload(log_a, label=f"{default_label(log_a)} [{names[0]}]", **options)
     b = model_explorer_payload(log_b, label=f"{default_label(log_b)} [{names[1]}]", **options)
     deltas, coverage = pairwise_deltas(log_a, log_b, a.collection, b.collection)
-    graph_id_a, node_data_a = _single_graph(delta_node_data(a.collection, deltas))
-    _, node_data_b = _single_graph(delta_node_data(b.collection, deltas))
+    # torchlens' node data holds every delta, NaN included: JSON has no NaN, and Model Explorer would
+    # colour it anyway. Only finite deltas are drawn; the others are counted as "nonfinite".
+    finite = {node_id: value for node_id, value in deltas.items() if math.isfinite(value)}
+    graph_id_a, node_data_a = _single_graph(delta_node_data(a.collection, finite))
+    _, node_data_b = _single_graph(delta_node_data(b.collection, finite))
     labels_a, labels_b = execution_labels(a.collection), execution_labels(b.collection)
     status: dict[str, str] = {}
     for node_id in labels_a:
         if node_id not in labels_b:
             status[node_id] = "added"
-        elif node_id in deltas:
+        elif node_id in finite:
             status[node_id] = "changed" if deltas[node_id] != 0.0 else "zero"
+        elif node_id in deltas:
+            status[node_id] = "nonfinite"
         else:  # a value is missing on a side, or shape/dtype differ: never a zero
             status[node_id] = "not_comparable"
     for node_id in labels_b:
@@ -155,10 +183,14 @@ def diff_payload(
     counts = {name: 0 for name in DIFF_STATUSES}
     for value in status.values():
         counts[value] += 1
-    largest = sorted(
+    # A non-finite delta is the largest change there is: those come first, in graph order (the first is
+    # where the run went non-finite), then the finite ones, largest first.
+    nonfinite = [node_id for node_id, value in status.items() if value == "nonfinite"]
+    changed = sorted(
         (node_id for node_id, value in status.items() if value == "changed"),
         key=lambda node_id: (-deltas[node_id], node_id),
-    )[: max(top, 0)]
+    )
+    largest = [*nonfinite, *changed][: max(top, 0)]
     return DiffPayload(
         a=a,
         b=b,

@@ -134,8 +134,16 @@ def _max_abs(values: torch.Tensor) -> float:
 
 
 def _measure(key: str, name: str, value: float | None) -> FactRow:
-    """A fact row with a float value shown to 4 significant digits (the value keeps full precision)."""
-    return fact_row(key, name, value, f"{value:.4g}" if value is not None else None)
+    """A fact row with a float value shown to 4 significant digits (the value keeps full precision).
+
+    A NaN or an Inf (a side holds one) is said as such in the text; its value is None, since JSON has
+    no such number.
+    """
+    if value is None:
+        return fact_row(key, name, None)
+    if not math.isfinite(value):
+        return fact_row(key, name, None, "NaN" if math.isnan(value) else f"{value}")
+    return fact_row(key, name, value, f"{value:.4g}")
 
 
 def _not_comparable(a: torch.Tensor | str, b: torch.Tensor | str, names: tuple[str, str]) -> str | None:

@@ -16,6 +16,7 @@ import torchlens as tl
 from .._assets import AssetBundle, one_match, read_asset
 from .._errors import PayloadValidationError, ViewerAssetsError
 from .._gzip_json import gzip_json
+from .._privacy import without_source_locations
 from .._protocol import HIGHLIGHT_STYLE, ModelExplorerGraph, Reply, Role
 from .._trace import drawn_id, node_attr, record_for_label, require_trace, resolve_name
 from .._versions import checked_version
@@ -122,6 +123,8 @@ def model_explorer_payload(log: Any, **options: Any) -> ModelExplorerPayload:
     """
     require_trace(log)
     collection = tl.export.to_model_explorer_dict(log, **options)
+    if options.get("privacy_profile") == "public":  # torchlens leaves the advisories' paths in
+        collection = without_source_locations(collection)
     validate(collection)
     split = split_wide_layers(collection)
     if split is not collection:

@@ -27,6 +27,7 @@ from .._assets import AssetBundle
 from .._errors import NetronOptionError, NodeNotFoundError, ViewerAssetsError, ViewerNotAvailableError
 from .._gzip_json import gzip_text
 from .._overlays import ADDITIVE_OVERLAYS, Overlay
+from .._privacy import without_source_locations
 from .._protocol import NetronGraph, NetronOverlay, Reply, Role
 
 # tl.export.netron() only writes files or serves over HTTP, so the in-memory path calls the steps it
@@ -270,11 +271,14 @@ def netron_artifact(
     if privacy_profile == "public":
         _public_docs(projection)
     graph_name = str(getattr(log, "model_class_name", "TorchLens graph"))
+    metadata_props = netron_metadata_props(log, projection, show_buffers, None)
+    if privacy_profile == "public":  # the capture advisories name the user's source line
+        metadata_props = without_source_locations(metadata_props)
     model_json = emit_model_json(
         projection,
         graph_name=graph_name,
         disclaimer=NETRON_DISCLAIMER,
-        metadata_props=netron_metadata_props(log, projection, show_buffers, None),
+        metadata_props=metadata_props,
     )
     stem = _UNSAFE_NAME.sub("_", graph_name).strip("._") or "torchlens"
     identifier = f"{stem}.onnx.json"

@@ -14,7 +14,7 @@ from .._browser_state import BrowserState
 from .._channel import RequestChannel
 from .._protocol import (
     PICTURE_MAX_CHARS,
-    PICTURE_PREFIX,
+    PICTURE_PREFIXES,
     AssetsParams,
     AssetsResult,
     DebugParams,
@@ -35,8 +35,9 @@ INSPECTOR_WIDTH = 320
 MIN_INSPECTOR_WIDTH = 160
 # The layout traits a view may set (the divider, the fold and maximize buttons, Escape).
 ROOM_TRAITS = frozenset({"inspector_width", "inspector_collapsed", "maximized"})
-# What the browser reports: the draw's status, its error, and the picture of the graph as drawn.
-REPORTED_TRAITS = frozenset({"status", "error", "_picture"})
+# What the browser reports: the draw's status, its error, how many graphs were drawn, and the picture
+# of the graph as drawn.
+REPORTED_TRAITS = frozenset({"status", "error", "draws", "_picture"})
 
 
 def bundle_source() -> pathlib.Path | str:
@@ -73,6 +74,10 @@ class ViewerWidget(BrowserState):
     # Model Explorer frame was freed off-screen (the page's WebGL budget) and redraws when scrolled back.
     status = traitlets.Unicode("", read_only=True).tag(sync=True)
     error = traitlets.Unicode("", read_only=True).tag(sync=True)
+    # How many times a view of this widget has painted a graph (its frame painted, not only "ready"):
+    # a wait for a redraw reads it before the change and waits for it to grow, never for a "ready"
+    # that may be left from the last draw.
+    draws = traitlets.Int(0, min=0, read_only=True).tag(sync=True)
     # Why the last request did not go as asked: a refused change, a failing callback.
     notice = traitlets.Unicode("", read_only=True).tag(sync=True)
     # Internals: which asset bundle the page needs, a counter bumped whenever the graph changes, and
@@ -80,8 +85,9 @@ class ViewerWidget(BrowserState):
     _asset_key = traitlets.Unicode("").tag(sync=True)
     _graph_rev = traitlets.Int(0).tag(sync=True)
     _graph_info = traitlets.Dict().tag(sync=True)
-    # A PNG data URL of the graph as a view last drew it: kept in the notebook when the host saves widget
-    # state, and shown by a view restored from it before the kernel runs the cell (js/saved-picture.ts).
+    # A WebP (or PNG) data URL of the graph as a view last drew it: kept in the notebook when the host
+    # saves widget state, and shown by a view restored from it before the kernel runs the cell
+    # (js/saved-picture.ts).
     _picture = traitlets.Unicode("").tag(sync=True)
 
     # False until __init__ has set everything up: trait observers fire during construction too.
@@ -89,7 +95,7 @@ class ViewerWidget(BrowserState):
 
     def _open(self) -> None:
         """Answer the browser's requests from now on (it asks; messages sent before it renders are lost)."""
-        self._channel = RequestChannel(self.send)
+        self._channel = RequestChannel(self.send, notice=lambda text: self.set_trait("notice", text))
         self._channel.register("assets", self._answer_assets)
         self._channel.register("graph", self._answer_graph, after_reply=self._after_graph_reply)
         self._channel.register("inspect", self._answer_inspect)
@@ -115,10 +121,10 @@ class ViewerWidget(BrowserState):
     @traitlets.validate("_picture")
     def _check_picture(self, proposal: dict[str, Any]) -> str:
         value = str(proposal["value"])
-        if value and not (value.startswith(PICTURE_PREFIX) and len(value) <= PICTURE_MAX_CHARS):
+        if value and not (value.startswith(PICTURE_PREFIXES) and len(value) <= PICTURE_MAX_CHARS):
             raise traitlets.TraitError(
-                f"A picture must be a PNG data URL ({PICTURE_PREFIX}...) of at most {PICTURE_MAX_CHARS:,} "
-                f"characters, not {len(value):,} starting {value[:30]!r}. Remedy: the view makes it; leave "
+                f"A picture must be a WebP or PNG data URL of at most {PICTURE_MAX_CHARS:,} characters, not"
+                f" {len(value):,} starting {value[:30]!r}. Remedy: the view makes it; leave "
                 "it alone."
             )
         return value

@@ -11,7 +11,7 @@ from .. import _debug
 from .._assets import AssetBundle
 from .._errors import DebugQuestionError, NodeNotFoundError
 from .._gzip_json import gzip_json
-from .._privacy import check_privacy_profile
+from .._privacy import check_privacy_profile, refuse_under_public
 from .._protocol import (
     DebugParams,
     DebugResult,
@@ -70,9 +70,16 @@ class Diff(ViewerWidget):
         privacy_profile: str = "local",
         **kwargs: Any,
     ) -> None:
+        if check_privacy_profile(privacy_profile) == "public":
+            # Every pane is coloured by a value delta, and "changed" vs "zero" is one too.
+            raise refuse_under_public(
+                "tlw.diff() colours both captures by the difference of their saved values",
+                "diff with privacy_profile='local', or show each capture on its own: "
+                "tlw.explore(log_a, privacy_profile='public').",
+            )
         assets = model_explorer_assets()  # missing or unsupported assets fail here, before drawing
         self._payload = diff_payload(log_a, log_b, names=names, top=top, privacy_profile=privacy_profile)
-        self._privacy_profile = check_privacy_profile(privacy_profile)
+        self._privacy_profile = privacy_profile
         self._names = (str(names[0]), str(names[1]))
         self._callbacks: list[PairCallback] = []
         super().__init__(
@@ -240,7 +247,7 @@ class Diff(ViewerWidget):
         if self._highlight_nodes:  # marked in the reply only, never in the validated collections
             marked = self._highlight_nodes
             buffers = [gzip_json(highlighted(pane.collection, marked)) for pane in (payload.a, payload.b)]
-        if payload.deltas:  # no comparable node: no heatmap (an empty node-data file shows nothing)
+        if payload.node_data_b.get("results"):  # no finite delta: no heatmap (an empty file shows nothing)
             name = str(payload.node_data_b.get("name", "delta"))
             header["paneNodeData"] = [PaneNodeData(name=name, pane=0), PaneNodeData(name=name, pane=1)]
             buffers += [wire["node_data_a"], wire["node_data_b"]]

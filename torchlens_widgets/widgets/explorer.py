@@ -27,7 +27,7 @@ from .._overlays import (
     overlay_choices,
     overlay_over,
 )
-from .._privacy import check_privacy_profile
+from .._privacy import check_privacy_profile, refuse_under_public
 from .._progress import Progress
 from .._protocol import (
     DebugParams,
@@ -283,6 +283,15 @@ class Explorer(ViewerWidget):
         return ""
 
     def _show_failure(self, failure: _debug.PartialCapture) -> None:
+        if self._privacy_profile == "public":
+            # The message names values and may name files; the failing op is torchlens' first non-finite.
+            self.set_trait(
+                "debug_status",
+                f"The forward pass failed with {failure.exception_type}; its message and the op it failed at "
+                "are withheld: privacy_profile='public' shows no value-derived facts or source paths. "
+                "Remedy: explore(partial, privacy_profile='local').",
+            )
+            return
         where = f" at {failure.failing_label}" if failure.failing_label else ""
         status = f"The forward pass failed{where}: {failure.exception_text}"
         if failure.failing_label is not None:
@@ -429,9 +438,8 @@ class Explorer(ViewerWidget):
         if self._facts_of is not None and self._facts_of[0] is ref:
             return self._facts_of[1]
         if self._privacy_profile == "public":
-            raise ViewerNotAvailableError(
-                "baseline= compares saved values, which privacy_profile='public' drops by construction. "
-                "Remedy: explore with privacy_profile='local'."
+            raise refuse_under_public(
+                "baseline= compares saved values", "explore with privacy_profile='local'."
             )
         require_trace(ref, "baseline")
         payload = self._model_explorer().payload
@@ -511,13 +519,19 @@ class Explorer(ViewerWidget):
                 self._graph_rev += 1
 
     def _nonfinite_answer(self) -> _debug.NonFinite:
+        if self._privacy_profile == "public":  # where a value is NaN is a fact about the values
+            raise refuse_under_public(
+                "first_nonfinite() finds the first op whose saved output holds a NaN or an Inf",
+                "explore with privacy_profile='local', or ask torchlens yourself: log.find_nan().",
+            )
         if self._nonfinite is None:
             self._nonfinite = _debug.first_nonfinite(self._log)
             self._refresh_questions()  # the toolbar offers "First non-finite" once the answer is known
         return self._nonfinite
 
     def _after_graph_reply(self) -> None:
-        self._nonfinite_answer()
+        if self._privacy_profile != "public":  # never asked, so never offered (see _nonfinite_answer)
+            self._nonfinite_answer()
 
     def _refresh_questions(self) -> None:
         questions = ["first_divergence"] if self.baseline is not None else []
@@ -617,6 +631,7 @@ class Explorer(ViewerWidget):
     def _inspect_label(self, label: str) -> Reply[InspectRecord]:
         record = self._source.record(label)
         header, buffers = inspect_record(self._log, record, label, privacy_profile=self._privacy_profile)
-        if self._failure is not None and label == self._failure.failing_label:
+        public = self._privacy_profile == "public"
+        if self._failure is not None and label == self._failure.failing_label and not public:
             header["exception"] = self._failure.exception_text  # the op the forward pass failed at
         return header, buffers
