@@ -18,7 +18,7 @@ from models import gpt2_48, hostile_names
 
 import torchlens_widgets as tlw
 from torchlens_widgets import _offline
-from torchlens_widgets.widgets import base as _base
+from torchlens_widgets.widgets import bundle as _bundle
 
 RECORDING = re.compile(r'<script type="application/json" id="tlw-recording">(.*?)</script>', re.S)
 
@@ -43,7 +43,7 @@ def test_model_explorer_page_holds_assets_graph_overlays_selection_and_inspector
     data = saved(w.save_html(tmp_path / "model.html"))
     recording = data["recording"]
     assert recording["state"]["_picture"] == ""  # the page draws the live graph: no picture rides along
-    assert data["bundle"] == _base.BUNDLE.read_text()
+    assert data["bundle"] == _bundle.BUNDLE.read_text()
     assert recording["state"]["selected_label"] == w.selected_label
     assert recording["state"]["overlay"] == "time"
     # Every overlay this capture can show, with the toolbar summary the kernel gives.
@@ -105,7 +105,7 @@ def test_missing_bundle_is_a_typed_error_with_a_remedy(
     tiny_log: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     w = tlw.explore(tiny_log)
-    monkeypatch.setattr(_base, "BUNDLE", tmp_path / "missing.js")
+    monkeypatch.setattr(_bundle, "BUNDLE", tmp_path / "missing.js")
     with pytest.raises(tlw.ViewerAssetsError, match="Remedy"):
         w.save_html(tmp_path / "x.html")
     assert not (tmp_path / "x.html").exists()  # nothing half-written

@@ -3,7 +3,6 @@ channel and its asset answers, and selection callbacks. js/widget.ts renders bot
 
 from __future__ import annotations
 
-import pathlib
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
@@ -25,10 +24,10 @@ from .._protocol import (
     InspectResult,
     Reply,
 )
+from .bundle import bundle_source
 
 W = TypeVar("W", bound="ViewerWidget")
 
-BUNDLE = pathlib.Path(__file__).parent.parent / "static" / "widget.js"
 
 # The inspector's default width beside the graph, and the narrowest it can be dragged to (js/room.ts).
 INSPECTOR_WIDTH = 320
@@ -38,17 +37,6 @@ ROOM_TRAITS = frozenset({"inspector_width", "inspector_collapsed", "maximized"})
 # What the browser reports: the draw's status, its error, how many graphs were drawn, and the picture
 # of the graph as drawn.
 REPORTED_TRAITS = frozenset({"status", "error", "draws", "_picture"})
-
-
-def bundle_source() -> pathlib.Path | str:
-    if BUNDLE.is_file():
-        return BUNDLE
-    # An install without the built frontend: say so in the cell instead of drawing nothing.
-    return (
-        "export default { render({ el }) { el.textContent = 'torchlens-widgets: the frontend bundle "
-        "torchlens_widgets/static/widget.js is missing. Remedy: reinstall with Node.js available "
-        "(pip install -e .) or install a released wheel.'; } };"
-    )
 
 
 class ViewerWidget(BrowserState):

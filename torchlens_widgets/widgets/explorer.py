@@ -46,7 +46,7 @@ from ..inspector.reply import inspect_record
 from ..viewers import VIEWERS, ViewerSource, make_source
 from ..viewers.model_explorer import ModelExplorerSource
 from ..viewers.netron import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, check_granularity, check_netron_options
-from . import base
+from . import base, bundle
 from .base import ViewerWidget, unsubscriber
 
 SelectCallback = Callable[[Any], None]
@@ -325,7 +325,7 @@ class Explorer(ViewerWidget):
         on; ``True`` / ``False`` to force it on or off).
         """
         target = pathlib.Path(path)
-        bundle = read_bundle(base.BUNDLE)  # a missing bundle fails before any work
+        frontend = read_bundle(bundle.BUNDLE)  # a missing bundle fails before any work
         state = {name: getattr(self, name) for name in _SAVED_TRAITS}
         # No kernel to answer questions; the page draws the live graph, no picture of it is needed.
         state.update(status="", error="", notice="", _debug_questions=[], _picture="")
@@ -350,7 +350,7 @@ class Explorer(ViewerWidget):
         try:
             report = write_page(
                 target,
-                bundle=bundle,
+                bundle=frontend,
                 title=f"{info.get('label') or 'model'} in {self.viewer}",
                 state=state,
                 assets=self._source.assets().reply(),
