@@ -9,6 +9,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 extra="${1:-demo}"
 
+# A set-up already done from these very files is current: only the JS bundle is rebuilt (js/ may have
+# changed). The stamp names what the set-up installed from; a fresh clone has none.
+stamp=".venv/.tlw-setup-$extra"
+inputs=$( (cat pyproject.toml package-lock.json scripts/setup.sh 2>/dev/null || true) | sha256sum | cut -d' ' -f1)
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$inputs" ] && [ -x node_modules/.bin/esbuild ] \
+  && { [ "$extra" != "test" ] || { [ -x /usr/bin/chromium ] && [ -d node_modules/.tlw-vscode-host/package ]; }; }; then
+  echo "== set-up is current ($stamp); rebuilding the JS bundle only"
+  node build.mjs
+  exit 0
+fi
+
 if [ "$extra" = "test" ] && [ ! -x /usr/bin/chromium ]; then
   echo "== installing Debian's chromium (browser tests)"
   sudo_cmd=""
@@ -61,3 +72,4 @@ if [ "$extra" = "test" ]; then
   rm -rf node_modules/.tlw-vscode-host && mkdir -p node_modules/.tlw-vscode-host
   (cd node_modules/.tlw-vscode-host && npm pack --silent "$vscode_manager" >/dev/null && tar xzf ./*.tgz)
 fi
+echo "$inputs" > "$stamp"

@@ -3,6 +3,7 @@ error, and no pipeline can die of a broken pipe."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -82,6 +83,44 @@ def test_a_failed_torch_install_stops_the_set_up_with_pips_error(tmp_path: Path)
     assert "torch==2.13.0" in result.stderr and "ERROR" in result.stderr  # pip's own error
     assert "failed" in result.stderr
     assert "== torchlens-widgets[" not in output  # it stopped at the failing step
+
+
+def test_a_set_up_done_from_the_same_files_only_rebuilds_the_bundle(tmp_path: Path) -> None:
+    """The second run of the set-up from unchanged files installs nothing and rebuilds js/ only; a
+    changed pyproject.toml installs again (here it reaches pip, which finds no torch)."""
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "scripts", repo / "scripts")
+    (repo / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    (repo / "package-lock.json").write_text("{}")
+    (repo / "build.mjs").write_text('console.log("bundle rebuilt");\n')
+    esbuild = repo / "node_modules" / ".bin" / "esbuild"
+    esbuild.parent.mkdir(parents=True)
+    esbuild.write_text("#!/bin/sh\n")
+    esbuild.chmod(0o755)
+    venv.EnvBuilder(with_pip=True).create(repo / ".venv")
+    env = {
+        **{key: value for key, value in os.environ.items() if not key.startswith("PIP_")},
+        "PIP_CONFIG_FILE": os.devnull,
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(tmp_path),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
+    setup = ["bash", str(repo / "scripts" / "setup.sh"), "demo"]
+    first = subprocess.run(setup, capture_output=True, text=True, env=env, timeout=300)
+    assert first.returncode != 0 and "torch==2.13.0" in first.stderr  # no stamp yet: it installs
+    # A set-up that finished leaves the stamp of its inputs; the same inputs then skip the installs.
+    stamp = repo / ".venv" / ".tlw-setup-demo"
+    assert not stamp.exists()
+    inputs = b"".join((repo / name).read_bytes() for name in ("pyproject.toml", "package-lock.json"))
+    inputs += (repo / "scripts" / "setup.sh").read_bytes()
+    stamp.write_text(hashlib.sha256(inputs).hexdigest() + "\n")
+    again = subprocess.run(setup, capture_output=True, text=True, env=env, timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "set-up is current" in again.stdout and "bundle rebuilt" in again.stdout
+    assert "== torch" not in again.stdout
+    (repo / "pyproject.toml").write_text("[project]\nname = 'y'\n")
+    changed = subprocess.run(setup, capture_output=True, text=True, env=env, timeout=300)
+    assert changed.returncode != 0 and "torch==2.13.0" in changed.stderr
 
 
 def test_venv_js_files_are_commonjs_so_jupyterlab_starts_quietly() -> None:

@@ -134,6 +134,7 @@ def gpt2(jupyter_for_vscode: JupyterServer, vscode_host: VSCodeHost, browser: An
         session.wait_settled(EXPLORER)
         after = notebook.counters()
         session.explorer_bytes = after["kernelBytes"] - before["kernelBytes"]  # type: ignore[attr-defined]
+        session.explorer_binary = after["binaryMessages"] - before["binaryMessages"]  # type: ignore[attr-defined]
         notebook.run("n = tlw.explore(log, viewer='netron', height=420)\nn")
         notebook.run("d = tlw.diff(log, log_b, height=520)\nd")
         yield session
@@ -178,6 +179,12 @@ def test_widget_messages_cost_at_most_one_and_a_half_times_the_kernel_bytes(gpt2
     sent = gpt2.kernel.value("w.bytes_sent")
     received = gpt2.explorer_bytes  # type: ignore[attr-defined]
     assert received <= 1.5 * sent + 100_000, f"webview received {received} B for {sent} B sent by the kernel"
+    # VS Code's extension host relays a binary buffer as a JSON array of numbers (about 3.6 bytes per
+    # byte): the view asked for base64 text instead, and no frame came as numbers.
+    assert sent > 500_000  # the Model Explorer app crossed the channel
+    assert gpt2.explorer_binary == 0  # type: ignore[attr-defined]
+    encoding = gpt2.notebook.cell(EXPLORER).locator("[data-buffer-encoding]").first
+    assert encoding.get_attribute("data-buffer-encoding") == "base64"
 
 
 def test_click_in_model_explorer_reaches_the_kernel_and_fills_the_inspector(gpt2: GPT2Session) -> None:
