@@ -38,7 +38,7 @@ from torchlens_widgets._overlays import (
     overlay_choices,
 )
 from torchlens_widgets._trace import require_trace
-from torchlens_widgets.viewers.model_explorer import model_explorer_payload
+from torchlens_widgets.graph_model import model_explorer_payload
 from torchlens_widgets.viewers.netron import check_netron_options, netron_artifact
 
 

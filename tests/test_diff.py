@@ -30,7 +30,8 @@ from torchlens_widgets.diffing.baseline import (
 )
 from torchlens_widgets.diffing.labels import execution_labels
 from torchlens_widgets.diffing.split_pane import DIFF_STATUSES, diff_payload
-from torchlens_widgets.viewers.model_explorer import model_explorer_payload
+from torchlens_widgets.graph_model import model_explorer_payload
+from torchlens_widgets.viewers.model_explorer import with_baseline
 from torchlens_widgets.viewers.netron import baseline_metadata
 
 transformers = pytest.importorskip("transformers")
@@ -358,7 +359,7 @@ def test_multi_pass_ops_map_by_label_not_site_key():
     # the rolled graph: a multi-pass node has no single row, so it carries no diff facts
     rolled = facts.nodes.get("01-rolled", {})
     assert by_label["linear_1_1:1"] not in rolled and by_label["input_1:1"] in rolled
-    annotated = facts.annotate(model_explorer_payload(log_a).collection)
+    annotated = with_baseline(model_explorer_payload(log_a).collection, facts)
     rolled_graph = next(g for g in annotated["graphs"] if g["id"] == "01-rolled")
     linear = next(n for n in rolled_graph["nodes"] if n["id"] == by_label["linear_1_1:1"])
     assert not {a["key"] for a in linear["attrs"]} & set(BASELINE_ATTR_KEYS)
@@ -375,11 +376,11 @@ def test_annotated_payload_validates_and_is_a_copy(bert_perturbed):
     payload = model_explorer_payload(log_a)
     before = json.dumps(payload.collection)
     facts = baseline_facts(log_a, log_b, payload=payload)
-    annotated = facts.annotate(payload.collection)
+    annotated = with_baseline(payload.collection, facts)
     report = tl.export.validate_model_explorer_payload(annotated, strict=True)
     assert report.ok
     assert json.dumps(payload.collection) == before  # the widget's payload is untouched
-    assert facts.annotate(annotated) == annotated  # idempotent: attrs replaced, never doubled
+    assert with_baseline(annotated, facts) == annotated  # idempotent: attrs replaced, never doubled
 
     execution = next(g for g in annotated["graphs"] if g["id"] == "00-execution")
     attrs = {n["id"]: {a["key"]: a["value"] for a in n["attrs"]} for n in execution["nodes"]}

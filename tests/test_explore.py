@@ -12,8 +12,8 @@ from view_requests import ask
 
 import torchlens_widgets as tlw
 from torchlens_widgets import _versions
+from torchlens_widgets.graph_model import model_explorer_payload
 from torchlens_widgets.viewers import model_explorer as _me
-from torchlens_widgets.viewers.model_explorer import model_explorer_payload
 
 
 def graph_nodes(widget, graph_id="00-execution"):
@@ -263,7 +263,7 @@ def test_saved_widget_state_holds_no_assets_or_graph(gpt2_log):
 def test_wide_layers_are_split_into_sub_layers_model_explorer_can_lay_out():
     from models import Chain
 
-    from torchlens_widgets.viewers.model_explorer import model_explorer_payload, split_wide_layers, validate
+    from torchlens_widgets.graph_model import model_explorer_payload, split_wide_layers, validate
 
     log = tl.trace(Chain(5), torch.randn(3))  # 10 ops in one layer
     collection = tl.export.to_model_explorer_dict(log)

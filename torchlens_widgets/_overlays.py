@@ -18,7 +18,7 @@ from ._gzip_json import gzip_json
 
 # tl.export.model_explorer(..., overlays=...) only writes files: this is the builder it calls.
 from ._torchlens import build_node_data
-from ._trace import node_attr
+from .graph_model import node_attr
 
 # torchlens' overlay vocabulary that makes sense per node, in the order the toolbar lists it.
 OVERLAYS = ("time", "flops", "bytes", "nan", "magnitude", "grad_norm")

@@ -3,7 +3,6 @@ resolving the names a user types (labels, module addresses, node ids) with torch
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Protocol
 
 import torchlens as tl
@@ -26,17 +25,6 @@ class NodeLookup(Protocol):
     def id_of_label(self, label: str) -> str | None: ...
     def suggestions(self, name: str, limit: int = 5) -> list[str]: ...
     def labels_by_id(self) -> dict[str, str]: ...
-
-
-def node_attr(node: Mapping[str, Any], key: str) -> str:
-    """The value of attribute ``key`` of a Model Explorer node ("" when it has none).
-
-    Here, not in viewers/model_explorer.py: the overlays and the diff facts read torchlens' payload too.
-    """
-    for attr in node.get("attrs", ()):
-        if attr.get("key") == key:
-            return str(attr.get("value", ""))
-    return ""
 
 
 def _op_label(record: Any) -> str | None:

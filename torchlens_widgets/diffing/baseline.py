@@ -7,9 +7,7 @@ never a zero. (viewers/netron.py shows the same facts in Netron's sidebar.)
 
 from __future__ import annotations
 
-import copy
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,8 +15,8 @@ import torchlens as tl
 from torchlens.differential import DifferentialReport, DiffRow, diff_report
 
 from .._errors import SelfComparisonError
-from .._trace import node_attr, require_trace
-from ..viewers.model_explorer import ModelExplorerPayload, model_explorer_payload, validate
+from .._trace import require_trace
+from ..graph_model import ModelExplorerPayload, model_explorer_payload, node_attr
 from .labels import EXECUTION_GRAPH_INDEX, default_label
 
 #: torchlens' closed row vocabulary of ``diff_report`` (a contract test pins it to torchlens' own).
@@ -133,22 +131,6 @@ class BaselineFacts:
     def attrs(self, graph_id: str, node_id: str) -> list[dict[str, str]]:
         fact = self.nodes.get(graph_id, {}).get(node_id)
         return fact.attrs() if fact else []
-
-    def annotate(self, collection: Mapping[str, Any]) -> dict[str, Any]:
-        """A copy of ``collection`` with the diff attributes on every node that has a row, validated.
-
-        Existing ``diff_*`` attributes are replaced, so annotating twice (or after a baseline change)
-        never doubles them. Raises PayloadValidationError if torchlens' strict validation fails.
-        """
-        annotated = copy.deepcopy(dict(collection))
-        for graph in annotated.get("graphs", ()):
-            facts = self.nodes.get(str(graph.get("id")), {})
-            for node in graph.get("nodes", ()):
-                attrs = [a for a in node.get("attrs", ()) if a.get("key") not in BASELINE_ATTR_KEYS]
-                fact = facts.get(str(node.get("id")))
-                node["attrs"] = attrs + (fact.attrs() if fact else [])
-        validate(annotated)
-        return annotated
 
     def summary(self) -> dict[str, Any]:
         """The small, JSON-safe part a widget syncs."""

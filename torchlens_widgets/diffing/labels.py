@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._trace import node_attr
+from ..graph_model import node_attr
 
 # torchlens puts the execution graph first; its delta node data and diff rows cover it only.
 EXECUTION_GRAPH_INDEX = 0

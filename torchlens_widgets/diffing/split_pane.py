@@ -20,7 +20,7 @@ from .._errors import NodeNotFoundError
 from .._gzip_json import gzip_json
 from .._torchlens import delta_node_data, pairwise_deltas
 from .._trace import record_for_label, require_trace, resolve_name
-from ..viewers.model_explorer import ModelExplorerPayload, model_explorer_payload
+from ..graph_model import ModelExplorerPayload, model_explorer_payload
 from .labels import default_label, execution_labels
 
 #: Per-node status of the split-pane diff, in display order ("nonfinite": torchlens' delta is NaN or
