@@ -72,8 +72,8 @@ export function assetTransfers(): Transfers {
   );
 }
 
-async function download(channel: KernelChannel, key: string, viewer: string): Promise<AssetBundle> {
-  const reply = await channel.request("assets", { key, viewer });
+async function download(channel: KernelChannel, key: string): Promise<AssetBundle> {
+  const reply = await channel.request("assets", { key });
   const buffers = reply.buffers;
   const result = parseAssetsReply(reply.result, buffers.length);
   // The page keeps a bundle under its key for good: a reply for another bundle must never be
@@ -98,17 +98,16 @@ async function download(channel: KernelChannel, key: string, viewer: string): Pr
 }
 
 /**
- * The bundle stored under `key`, asked of the kernel (for `viewer`'s files under that key) by the
- * first view that needs it. If that view closes before the answer comes, a view still waiting asks
+ * The bundle stored under `key`, asked of the kernel by the first view that needs it. If that view closes before the answer comes, a view still waiting asks
  * again on its own channel instead of failing with the closed view's error.
  */
-export function getAssets(key: string, viewer: string, channel: KernelChannel): Promise<AssetBundle> {
+export function getAssets(key: string, channel: KernelChannel): Promise<AssetBundle> {
   if (!key) return Promise.reject(new RequestError("No viewer asset key yet: the kernel has not said which viewer to show."));
   const cache = pageCache();
   const held = cache.get(key);
   let entry = isCacheEntry(held) ? held : undefined;
   if (!entry) {
-    const promise = download(channel, key, viewer);
+    const promise = download(channel, key);
     const created: CacheEntry = { promise, asker: channel };
     cache.set(key, created);
     // A failed transfer must not poison the page: the next widget asks again.
@@ -120,7 +119,7 @@ export function getAssets(key: string, viewer: string, channel: KernelChannel): 
   const { promise, asker } = entry;
   if (asker === channel) return promise;
   return promise.catch((error: unknown) => {
-    if (error instanceof ChannelDisposedError) return getAssets(key, viewer, channel);
+    if (error instanceof ChannelDisposedError) return getAssets(key, channel);
     throw error;
   });
 }

@@ -81,7 +81,7 @@ export async function fetchDrawInputs(model: TraitModel, channel: KernelChannel,
   }
   const viewer = parseViewer(model.get("viewer"));
   options.onLoading(viewer);
-  const assets = getAssets(String(model.get("_asset_key")), viewer, channel);
+  const assets = getAssets(String(model.get("_asset_key")), channel);
   const graph = channel
     .request("graph")
     .then(({ result, buffers }): Graph => ({ reply: parseGraphReply(viewer, result, buffers.length), buffers }));

@@ -29,8 +29,6 @@ export interface BlobReply {
 export interface FrameBridgeOptions {
   /** The frame's title (what a screen reader says). */
   title: string;
-  /** sandbox="allow-scripts": the frame gets an opaque origin, isolated from the notebook's. */
-  sandboxed: boolean;
   /** Called with a node id the user selected in the frame. */
   onSelect: (nodeId: string) => void;
 }
@@ -51,7 +49,8 @@ export abstract class FrameBridge {
     this.iframe = document.createElement("iframe");
     this.iframe.className = "tlw-frame";
     this.iframe.title = bridgeOptions.title;
-    if (bridgeOptions.sandboxed) this.iframe.setAttribute("sandbox", "allow-scripts");
+    // sandbox="allow-scripts": the frame gets an opaque origin, isolated from the notebook's.
+    this.iframe.setAttribute("sandbox", "allow-scripts");
   }
 
   /** Errors the viewer reported while starting (shown if it never draws). */
@@ -110,14 +109,11 @@ export abstract class FrameBridge {
   }
 
   /**
-   * Posts to the frame's window only. A sandboxed frame's origin is opaque and no target origin can
-   * name it: "*" there (the frame checks that messages come from this page's origin). A srcdoc frame
-   * otherwise has this page's origin, which a page with an opaque origin (a saved file opened from
-   * disk) cannot name either.
+   * Posts to the frame's window only. The sandboxed frame's origin is opaque and no target origin can
+   * name it: "*" (the frame checks that messages come from its parent, with this page's origin).
    */
   protected post(message: FrameMessage, transfer: Transferable[] = []): void {
-    const target = this.bridgeOptions.sandboxed || window.origin === "null" ? "*" : window.origin;
-    this.iframe.contentWindow?.postMessage(message, target, transfer);
+    this.iframe.contentWindow?.postMessage(message, "*", transfer);
   }
 
   /** Asks the frame for an image (`{cmd, id}`); its BlobReply, passed to settleBlob(), settles the promise. */
@@ -142,10 +138,9 @@ export abstract class FrameBridge {
 
   private hear(event: MessageEvent): void {
     // Only our own frame: every other frame on the page (other widgets, a frame in another output)
-    // is ignored. A sandboxed frame's origin is opaque, "null", which is all the origin can say (the
-    // source check tells it apart from other opaque frames); any other has this page's origin.
-    const origin = this.bridgeOptions.sandboxed ? "null" : window.origin;
-    if (event.source !== this.iframe.contentWindow || event.origin !== origin) return;
+    // is ignored. The sandboxed frame's origin is opaque, "null", which is all the origin can say (the
+    // source check tells it apart from other opaque frames).
+    if (event.source !== this.iframe.contentWindow || event.origin !== "null") return;
     if (typeof event.data !== "object" || !event.data) return;
     this.receive(event.data as FrameMessage);
   }

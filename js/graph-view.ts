@@ -10,7 +10,7 @@ import { bufferEncodingFor } from "./host-transport";
 import type { InspectorPanel } from "./inspector";
 import { giveFocusBack } from "./host-focus";
 import { kernelOf, lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
-import { debugQuestions, parseDebugReply, parseInspectReply, type DebugParams, type Viewer } from "./protocol";
+import { debugQuestions, INSPECTOR_WIDTH, parseDebugReply, parseInspectReply, type DebugParams, type Viewer } from "./protocol";
 import { Room } from "./room";
 import { pictureKeeper, restoredWithoutKernel } from "./saved-picture";
 import { followHostTheme } from "./theme";
@@ -101,7 +101,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     requestAnimationFrame(() => requestAnimationFrame(() => frame?.fit()));
   });
   fitObserver.observe(view.body);
-  const onInspectorWidth = () => room.setWidth(model.get("inspector_width") ?? 320);
+  const onInspectorWidth = () => room.setWidth(model.get("inspector_width") ?? INSPECTOR_WIDTH);
   const onInspectorCollapsed = () => {
     room.setCollapsed(Boolean(model.get("inspector_collapsed")));
     view.setHeight(model.get("height")); // a diff's folded inspectors leave a strip

@@ -16,6 +16,13 @@ export const RECORDING_FORMAT = "torchlens-widgets/recording@1";
 export const PICTURE_PREFIXES = ["data:image/webp;base64,", "data:image/png;base64,"] as const;
 export const PICTURE_MAX_CHARS = 40_000;
 
+/** The colour of highlighted nodes in both viewers (Model Explorer's node style, Netron's border). */
+export const HIGHLIGHT_COLOUR = "#D81B60";
+
+/** The inspector's default width beside the graph, and the narrowest it can be dragged to (js/room.ts). */
+export const INSPECTOR_WIDTH = 320;
+export const MIN_INSPECTOR_WIDTH = 160;
+
 /** What each cell of a heatmap's mask buffer means (the kernel's MASK_* codes). */
 export const MASK_CODES = { finite: 0, nan: 1, posinf: 2, neginf: 3 } as const;
 
@@ -209,8 +216,6 @@ export interface NetronGraphReply {
   kind: "netron";
   identifier: string;
   attachment: string;
-  granularity: string;
-  warnings: string[];
   /** The overlay keyed by Netron node name (the frame colours the boxes), or none. */
   overlay: NetronOverlay | null;
 }
@@ -227,8 +232,6 @@ export function parseGraphReply(viewer: Viewer, result: unknown, bufferCount: nu
       kind: "netron",
       identifier: typeof value.identifier === "string" ? value.identifier : "model.onnx.json",
       attachment: typeof value.attachment === "string" ? value.attachment : "model.attachment.json",
-      granularity: typeof value.granularity === "string" ? value.granularity : "",
-      warnings: (Array.isArray(value.warnings) ? value.warnings : []).map(String),
       // Checked value by value in the frame (js/netron/overlay.ts), which trusts nothing it is sent.
       overlay: isObject(value.overlay) ? (value.overlay as unknown as NetronOverlay) : null,
     };

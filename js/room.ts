@@ -3,8 +3,9 @@
 // fills the notebook window; Escape or the button restores it). State lives in the model's traits
 // (inspector_width, inspector_collapsed, maximized): the caller passes changes on and back.
 
-/** The inspector's narrowest width (torchlens_widgets/widgets/base.py MIN_INSPECTOR_WIDTH). */
-export const MIN_INSPECTOR_WIDTH = 160;
+import { MIN_INSPECTOR_WIDTH } from "./protocol";
+
+export { MIN_INSPECTOR_WIDTH };
 /** The graph keeps at least this much of the widget's width, however wide the inspector is dragged. */
 export const MIN_GRAPH_WIDTH = 200;
 /** One arrow key press on the divider moves it this far (with Shift, four times as far). */

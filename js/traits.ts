@@ -49,3 +49,43 @@ export interface TopDelta {
   value: number | null;
   text?: string;
 }
+
+/**
+ * Every trait name above, as a value: the protocol's contract test compares it with the traits the
+ * kernel's widgets sync (tests/fixtures/protocol/constants.json). The type below fails to compile if
+ * a name of WidgetTraits is missing here.
+ */
+export const WIDGET_TRAIT_NAMES = [
+  "viewer",
+  "granularity",
+  "overlay",
+  "overlay_summary",
+  "notice",
+  "height",
+  "selected_node",
+  "selected_label",
+  "status",
+  "error",
+  "draws",
+  "_asset_key",
+  "_graph_rev",
+  "_graph_info",
+  "_overlay_choices",
+  "baseline_summary",
+  "_kind",
+  "summary",
+  "selected_labels",
+  "inspector_width",
+  "inspector_collapsed",
+  "maximized",
+  "highlighted",
+  "_highlight_nodes",
+  "_debug_questions",
+  "debug_status",
+  "depth",
+  "show_buffers",
+  "_picture",
+] as const satisfies readonly (keyof WidgetTraits)[];
+
+type UnlistedTrait = Exclude<keyof WidgetTraits, (typeof WIDGET_TRAIT_NAMES)[number]>;
+export const EVERY_TRAIT_LISTED: [UnlistedTrait] extends [never] ? true : UnlistedTrait = true;

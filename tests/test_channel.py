@@ -53,12 +53,12 @@ def test_assets_are_the_bundle_asked_for_even_after_a_viewer_switch(tiny_log):
     explorer_key = widget._asset_key
     widget.viewer = "netron"  # the switch that raced the first request
     assert widget._asset_key == _netron.netron_assets().key != explorer_key
-    content, buffers = ask(widget, "assets", {"key": explorer_key, "viewer": "model-explorer"})
+    content, buffers = ask(widget, "assets", {"key": explorer_key})
     bundle = _me.model_explorer_assets()
     assert content["ok"] and content["result"]["key"] == explorer_key
     assert [file["name"] for file in content["result"]["files"]] == [name for name, _ in bundle.compressed]
     assert buffers == [data for _, data in bundle.compressed]
-    content, _ = ask(widget, "assets", {"key": widget._asset_key, "viewer": "netron"})
+    content, _ = ask(widget, "assets", {"key": widget._asset_key})
     assert content["result"]["key"] == _netron.netron_assets().key
 
 

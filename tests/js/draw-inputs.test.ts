@@ -39,7 +39,7 @@ describe("fetchDrawInputs", () => {
     model.set("_graph_rev", 1);
     await vi.waitFor(() => expect(model.sent).toHaveLength(2));
     const [assets] = model.requests("assets");
-    expect(assets.params).toEqual({ key: KEY, viewer: "model-explorer" });
+    expect(assets.params).toEqual({ key: KEY });
     model.answer(
       assets,
       { key: KEY, viewer: "model-explorer", version: "0", encoding: "gzip", files: [{ name: "index.html", role: "page" }] },
@@ -77,7 +77,7 @@ describe("fetchDrawInputs", () => {
     void inputs.graph.then(() => (graphLanded = true));
     await Promise.resolve();
     expect(graphLanded).toBe(false);
-    const reply = { identifier: "m.onnx.json", attachment: "m.json", granularity: "module", warnings: [], overlay: null };
+    const reply = { identifier: "m.onnx.json", attachment: "m.json", overlay: null };
     model.answer(model.requests("graph")[0], reply, [gzipped("{}"), gzipped("{}")]);
     expect((await inputs.graph).reply.kind).toBe("netron");
   });

@@ -39,7 +39,7 @@ describe("page-wide globals of two builds on one page", () => {
     const old = oldBuildCache();
     holder.__torchlensWidgetsAssets = old;
     const model = new FakeWidgetModel();
-    const pending = getAssets(ME, "model-explorer", new KernelChannel(model));
+    const pending = getAssets(ME, new KernelChannel(model));
     const [request] = model.requests("assets"); // the old entry was not taken for this build's
     model.answer(request, reply, [gzipped("<html>new</html>")]);
     const bundle = await pending;
@@ -55,7 +55,7 @@ describe("page-wide globals of two builds on one page", () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     holder[pageGlobalKey("Assets")] = { not: "a map" };
     const model = new FakeWidgetModel();
-    const pending = getAssets(ME, "model-explorer", new KernelChannel(model));
+    const pending = getAssets(ME, new KernelChannel(model));
     model.answer(model.requests("assets")[0], reply, [gzipped("x")]);
     expect((await pending).key).toBe(ME);
     expect(holder[pageGlobalKey("Assets")]).toEqual({ not: "a map" }); // left to whoever put it there
@@ -66,7 +66,7 @@ describe("page-wide globals of two builds on one page", () => {
     // An old-shape entry (a bare promise) in this build's map: refetched, not read as { promise, asker }.
     holder[pageGlobalKey("Assets")] = oldBuildCache();
     const model = new FakeWidgetModel();
-    const pending = getAssets(ME, "model-explorer", new KernelChannel(model));
+    const pending = getAssets(ME, new KernelChannel(model));
     model.answer(model.requests("assets")[0], reply, [gzipped("y")]);
     expect((await pending).index).toEqual(reply.files);
   });

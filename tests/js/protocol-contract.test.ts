@@ -6,7 +6,10 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   debugQuestions,
+  HIGHLIGHT_COLOUR,
+  INSPECTOR_WIDTH,
   MASK_CODES,
+  MIN_INSPECTOR_WIDTH,
   PICTURE_MAX_CHARS,
   PICTURE_PREFIXES,
   parseAssetsReply,
@@ -18,6 +21,7 @@ import {
   type GraphReply,
   type InspectReply,
 } from "../../js/protocol";
+import { WIDGET_TRAIT_NAMES } from "../../js/traits";
 
 const FIXTURES = path.resolve(__dirname, "../fixtures/protocol");
 
@@ -150,6 +154,10 @@ describe("the kernel's sample replies", () => {
       recording_format: RECORDING_FORMAT,
       picture_prefixes: PICTURE_PREFIXES,
       picture_max_chars: PICTURE_MAX_CHARS,
+      highlight_colour: HIGHLIGHT_COLOUR,
+      inspector_width: INSPECTOR_WIDTH,
+      min_inspector_width: MIN_INSPECTOR_WIDTH,
+      widget_traits: [...WIDGET_TRAIT_NAMES].sort(),
     });
   });
 });

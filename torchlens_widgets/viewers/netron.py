@@ -391,8 +391,6 @@ class NetronSource:
             identifier=artifact.identifier,
             attachment=artifact.attachment_identifier,
             encoding="gzip",
-            granularity=artifact.granularity,
-            warnings=list(artifact.warnings),
         )
         if overlay is not None:
             header["overlay"] = self.overlay_values(overlay)

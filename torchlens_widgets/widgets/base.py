@@ -12,6 +12,8 @@ from .._assets import AssetBundle, answer_assets
 from .._browser_state import BrowserState
 from .._channel import RequestChannel
 from .._protocol import (
+    INSPECTOR_WIDTH,
+    MIN_INSPECTOR_WIDTH,
     PICTURE_MAX_CHARS,
     PICTURE_PREFIXES,
     AssetsParams,
@@ -29,9 +31,6 @@ from .bundle import bundle_source
 W = TypeVar("W", bound="ViewerWidget")
 
 
-# The inspector's default width beside the graph, and the narrowest it can be dragged to (js/room.ts).
-INSPECTOR_WIDTH = 320
-MIN_INSPECTOR_WIDTH = 160
 # The layout traits a view may set (the divider, the fold and maximize buttons, Escape).
 ROOM_TRAITS = frozenset({"inspector_width", "inspector_collapsed", "maximized"})
 # What the browser reports: the draw's status, its error, how many graphs were drawn, and the picture
