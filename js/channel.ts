@@ -19,11 +19,7 @@
 // the kernel could not detect loses the replies, and the page may even see the kernel busy for good
 // (its "idle" never arrives), so the busy-paused clock alone would wait in silence.
 //
-// Why not anywidget's experimental `command` API (as read in anywidget 0.11's source): a command that raises
-// in Python sends nothing back, so the view could only time out, never show the kernel's error; its
-// time-out is wall-clock (3 s by default), so a request queued behind a long cell fails although the
-// kernel would answer; and nothing ends it when the kernel restarts. This channel has error replies,
-// a clock that stops while the kernel is busy, and close() on a restart.
+// Why this is not anywidget's experimental `command` API: docs/ARCHITECTURE.md, "The channel".
 import { decodeBase64 } from "./bytes";
 import { pausableDeadline } from "./deadline";
 import { parseResponse, type RequestMessage, type RequestMethod } from "./protocol";

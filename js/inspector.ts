@@ -1,4 +1,4 @@
-// The inspector panel: what the kernel says about the selected node (torchlens_widgets/_inspector.py),
+// The inspector panel: what the kernel says about the selected node (torchlens_widgets/inspector/),
 // drawn as a facts table, value statistics, a histogram (SVG) and a heatmap of one slice (canvas),
 // with a button that copies the Python expression for the record.
 //

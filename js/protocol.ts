@@ -1,5 +1,5 @@
 // The kernel-browser protocol, written down once on this side (the kernel's side is
-// torchlens_widgets/_protocol.py): the response envelope, and the replies to the three requests a
+// torchlens_widgets/_protocol.py): the response envelope, and the replies to the four requests a
 // view makes (`assets`, `graph`, `inspect`, `debug`), each as a discriminated union with a parser that checks
 // what arrives before any view code reads it. tests/js/protocol-contract.test.ts parses the sample
 // replies pytest writes (tests/fixtures/protocol/) with these same parsers.

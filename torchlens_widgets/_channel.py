@@ -12,10 +12,7 @@ numbers (VS Code), where base64 costs 4/3 of the bytes instead of about 3.6 time
 base64 whatever was asked where binary frames cannot reach the page (a gateway's relay, or the user's
 setting: ``_transport.py``); ``base64_reason`` says which.
 
-This is not anywidget's experimental ``command`` API: that sends nothing back when the command
-raises (the view could only time out), its wall-clock time-out fails requests queued behind a long
-cell, and nothing ends it when the kernel restarts. Here a failure is an error reply the widget
-shows, and the browser's clock stops while the kernel is busy (js/channel.ts).
+Why this is not anywidget's experimental ``command`` API: docs/ARCHITECTURE.md, "The channel".
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """The kernel <-> browser protocol, written down once: every request, reply and shared constant.
 
 A view asks (``assets``, ``graph``, ``inspect``, ``debug``) over the widget's custom messages and the kernel
-answers with a JSON ``result`` plus binary buffers (see ``_channel.py`` for the envelope and why it is
-not anywidget's experimental ``command``). ``js/protocol.ts`` is the browser's copy of these shapes;
-``tests/test_protocol_fixtures.py`` writes a sample of each reply to ``tests/fixtures/protocol/`` and
-the vitest suite type-checks the browser's side against them, so the two cannot drift apart silently.
+answers with a JSON ``result`` plus binary buffers (``_channel.py`` has the envelope; why it is not
+anywidget's experimental ``command``: docs/ARCHITECTURE.md). ``js/protocol.ts`` is the browser's copy
+of these shapes; ``tests/test_protocol_fixtures.py`` writes a sample of each reply to
+``tests/fixtures/protocol/`` and the vitest suite type-checks the browser's side against them, so the two
+cannot drift apart silently.
 
 Names in camelCase (``nodeData``, ``paneNodeData``) are the ones Model Explorer's own API uses.
 """
