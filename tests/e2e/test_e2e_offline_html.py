@@ -159,7 +159,7 @@ def test_a_crash_of_model_explorers_layout_worker_is_reported_with_a_remedy(
     # 5,000 ops (measured). The widget says so as soon as the worker fails, not after the draw time-out.
     from models import Chain
 
-    from torchlens_widgets.viewers import model_explorer as _payload
+    from torchlens_widgets import graph_model as _payload
 
     monkeypatch.setattr(_payload, "split_wide_layers", lambda collection, limit=0: collection)
     options = tl.options.CaptureOptions(layers_to_save=None)

@@ -13,8 +13,6 @@ from .._errors import DebugQuestionError, NodeNotFoundError
 from .._gzip_json import gzip_json
 from .._privacy import check_privacy_profile, refuse_under_public
 from .._protocol import (
-    DebugParams,
-    DebugResult,
     GraphParams,
     InspectNone,
     InspectParams,
@@ -27,7 +25,8 @@ from ..diffing.split_pane import DiffPayload, diff_payload
 from ..inspector.difference import difference_reply
 from ..inspector.reply import inspect_record
 from ..viewers.model_explorer import highlighted, model_explorer_assets
-from .base import REPORTED_TRAITS, ROOM_TRAITS, ViewerWidget, unsubscriber
+from .base import REPORTED_TRAITS, ROOM_TRAITS, unsubscriber
+from .debugging import DebuggingWidget
 
 PairCallback = Callable[[tuple[Any, Any]], None]
 
@@ -36,7 +35,7 @@ def _rename_log(expression: str, name: str) -> str:
     return name + expression[len("log") :] if expression.startswith("log") else expression
 
 
-class Diff(ViewerWidget):
+class Diff(DebuggingWidget):
     """Two torchlens traces in Model Explorer's split pane, each coloured by torchlens' per-node delta.
 
     Create it with :func:`torchlens_widgets.diff`.
@@ -52,12 +51,9 @@ class Diff(ViewerWidget):
     ).tag(sync=True)
     # Counts per status and the largest deltas (label, value, node id) for click-to-select.
     summary = traitlets.Dict(read_only=True).tag(sync=True)
-    # Marked nodes (torchlens labels; highlight(), lineage()) and their node ids, shared by both panes.
-    highlighted = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    _highlight_nodes = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    # The toolbar's debug buttons, and the status line of the last answer.
+    # The toolbar's debug buttons (highlighted nodes' ids are shared by both panes).
     _debug_questions = traitlets.List(traitlets.Unicode(), ["first_divergence"]).tag(sync=True)
-    debug_status = traitlets.Unicode("", read_only=True).tag(sync=True)
+    _unanswered_remedy = "for 'first_nonfinite', explore one capture: tlw.explore(d.log_a).first_nonfinite()."
 
     def __init__(
         self,
@@ -129,10 +125,7 @@ class Diff(ViewerWidget):
         answer = _debug.first_divergence(self.log_a, self.log_b, rtol=rtol, atol=atol)
         status = answer.status
         if answer.label is not None:
-            try:
-                self.select(answer.label)
-            except NodeNotFoundError:
-                status += " (not drawn in Model Explorer, so nothing is selected)"
+            status += self._select_answer(answer.label)
         self.set_trait("debug_status", status)
         return answer.pair
 
@@ -159,14 +152,11 @@ class Diff(ViewerWidget):
         in_a = self._payload.a.index.has_id(node_id)
         log, index = (self.log_a, self._payload.a.index) if in_a else (self.log_b, self._payload.b.index)
         labels = _debug.lineage(log, index, node_id, direction)
-        drawn = _debug.drawn_labels(index, labels)
-        self.highlighted = drawn
-        hidden = len(labels) - len(drawn)
-        left_out = f"; {hidden} not drawn" if hidden else ""
-        where = "log_a" if in_a else "log_b"
-        status = f"{direction.capitalize()} of {labels[0]} in {where}: {len(labels)} ops{left_out}."
-        self.set_trait("debug_status", status)
-        return labels
+        where = " in log_a" if in_a else " in log_b"
+        return self._show_lineage(direction, labels, _debug.drawn_labels(index, labels), where)
+
+    def _answer_selected_label(self) -> str:
+        return self.selected_labels[0] or self.selected_labels[1]
 
     @traitlets.observe("highlighted")
     def _on_highlighted(self, change: dict[str, Any]) -> None:
@@ -252,19 +242,3 @@ class Diff(ViewerWidget):
             header["paneNodeData"] = [PaneNodeData(name=name, pane=0), PaneNodeData(name=name, pane=1)]
             buffers += [wire["node_data_a"], wire["node_data_b"]]
         return header, buffers
-
-    def _answer_debug(self, params: DebugParams) -> Reply[DebugResult]:
-        """A toolbar or inspector button: the same work as the Python call, and its status line."""
-        question = params.get("question")
-        if question == "first_divergence":
-            pair = self.first_divergence()
-            label = self.selected_labels[0] or self.selected_labels[1]
-            labels = [label] if pair is not None and label else []
-        elif question == "lineage":
-            labels = self.lineage(direction=str(params.get("direction", "upstream")))
-        else:
-            raise DebugQuestionError(
-                f"A diff answers 'first_divergence' and 'lineage', not {question!r}. Remedy: for "
-                "'first_nonfinite', explore one capture: tlw.explore(d.log_a).first_nonfinite()."
-            )
-        return DebugResult(status=self.debug_status, labels=labels), []

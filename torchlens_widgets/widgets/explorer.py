@@ -16,7 +16,7 @@ from .._errors import (
     OverlayUnavailableError,
     ViewerNotAvailableError,
 )
-from .._offline import DEFAULT_MAX_BYTES, read_bundle, write_page
+from .._offline import DEFAULT_MAX_BYTES
 from .._overlays import (
     OVERLAYS,
     VALUE_OVERLAYS,
@@ -28,10 +28,7 @@ from .._overlays import (
     overlay_over,
 )
 from .._privacy import check_privacy_profile, refuse_under_public
-from .._progress import Progress
 from .._protocol import (
-    DebugParams,
-    DebugResult,
     GraphParams,
     GraphResult,
     InspectNone,
@@ -46,21 +43,15 @@ from ..inspector.reply import inspect_record
 from ..viewers import VIEWERS, ViewerSource, make_source
 from ..viewers.model_explorer import ModelExplorerSource
 from ..viewers.netron import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, check_granularity, check_netron_options
-from . import base, bundle
-from .base import ViewerWidget, unsubscriber
+from . import base
+from .base import unsubscriber
+from .debugging import DebuggingWidget
+from .saving import SAVED_TRAITS, SavedView, save_explorer_html
 
 SelectCallback = Callable[[Any], None]
 
-# The synced traits the saved HTML file needs to draw the same view.
-_SAVED_TRAITS = (
-    *("viewer", "granularity", "overlay", "overlay_summary", "baseline_summary", "height"),
-    *("selected_node", "selected_label", "_asset_key", "_graph_rev", "_graph_info", "_overlay_choices"),
-    *("depth", "show_buffers", "highlighted", "_highlight_nodes", "debug_status"),
-    *("inspector_width", "inspector_collapsed"),
-)
 
-
-class Explorer(ViewerWidget):
+class Explorer(DebuggingWidget):
     """A torchlens trace drawn inline by Model Explorer (or Netron), selection synced with the kernel.
 
     Create it with :func:`torchlens_widgets.explore`.
@@ -92,15 +83,10 @@ class Explorer(ViewerWidget):
     # "always"): tl.export.netron's options, checked by torchlens (ValueError naming the choices).
     depth = traitlets.Any(DEFAULT_DEPTH).tag(sync=True)
     show_buffers = traitlets.Any(DEFAULT_SHOW_BUFFERS).tag(sync=True)
-    # The torchlens labels of the highlighted nodes (highlight(), lineage(), a partial capture's failing
-    # op); set by the kernel only. _highlight_nodes: their node ids in the current viewer and granularity.
-    highlighted = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    _highlight_nodes = traitlets.List(traitlets.Unicode()).tag(sync=True)
     # The toolbar's debug buttons: "first_divergence" (with a baseline), "first_nonfinite" (when the
     # capture holds a NaN or an Inf).
     _debug_questions = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    # The status line of the last debug answer (first_divergence, first_nonfinite, lineage, a crash).
-    debug_status = traitlets.Unicode("", read_only=True).tag(sync=True)
+    _answers = ("first_divergence", "first_nonfinite")
 
     def __init__(
         self,
@@ -265,22 +251,10 @@ class Explorer(ViewerWidget):
                     "(a click, or w.select(name)) or pass its name: w.lineage('linear_1_1')."
                 )
         labels = _debug.lineage(self._log, self._source.index, name, direction)
-        drawn = _debug.drawn_labels(self._source.index, labels)
-        self.highlighted = drawn
-        hidden = len(labels) - len(drawn)
-        left_out = f"; {hidden} not drawn in this view" if hidden else ""
-        self.set_trait(
-            "debug_status", f"{direction.capitalize()} of {labels[0]}: {len(labels)} ops{left_out}."
-        )
-        return labels
+        return self._show_lineage(direction, labels, _debug.drawn_labels(self._source.index, labels))
 
-    def _select_answer(self, label: str) -> str:
-        """Select an answer's op; the status suffix when this view does not draw it."""
-        try:
-            self.select(label)
-        except NodeNotFoundError:
-            return " (not drawn in this view, so nothing is selected)"
-        return ""
+    def _answer_selected_label(self) -> str:
+        return self.selected_label
 
     def _show_failure(self, failure: _debug.PartialCapture) -> None:
         if self._privacy_profile == "public":
@@ -324,57 +298,14 @@ class Explorer(ViewerWidget):
         bar shows in the cell for a long write (``progress=None``: in a notebook, from 200 nodes
         on; ``True`` / ``False`` to force it on or off).
         """
-        target = pathlib.Path(path)
-        frontend = read_bundle(bundle.BUNDLE)  # a missing bundle fails before any work
-        state = {name: getattr(self, name) for name in _SAVED_TRAITS}
-        # No kernel to answer questions; the page draws the live graph, no picture of it is needed.
-        state.update(status="", error="", notice="", _debug_questions=[], _picture="")
-        info = state["_graph_info"] = self._source.info()  # exports here if no view has asked yet
-        names = list(dict.fromkeys(["", self.overlay, *self._overlay_choices]))
-        labels = self._source.index.labels_by_id()
-        nodes = len(set(labels.values())) if inspector else 0
-        bar = Progress(len(names) + nodes, "Saving", progress)
-        graphs: dict[str, tuple[Reply[GraphResult], str]] = {}
-        refused: dict[str, str] = {}
-        for done, name in enumerate(names, 1):
-            bar.update(done, f"overlay {name or '(none)'}")
-            try:
-                overlay = self._overlay_for(name)
-            except OverlayUnavailableError as error:
-                refused[name] = str(error)
-                continue
-            graphs[name] = (
-                self._source.graph(overlay, self._highlight_nodes),
-                overlay.summary if overlay else "",
-            )
-        try:
-            report = write_page(
-                target,
-                bundle=frontend,
-                title=f"{info.get('label') or 'model'} in {self.viewer}",
-                state=state,
-                assets=self._source.assets().reply(),
-                graphs=graphs,
-                refused=refused,
-                labels=labels,
-                inspect=self._inspect_label if inspector else None,
-                first=self.selected_label,
-                max_bytes=max_bytes,
-                progress=lambda done: bar.update(len(names) + done, f"node {done:,} of {nodes:,}"),
-            )
-        except Exception as error:
-            bar.finish(f"not saved: {type(error).__name__}", ok=False)
-            raise
-        left_out = report.trimmed + report.bare
-        bar.finish(
-            f"{target.name}: {report.bytes / 1e6:.1f} MB"
-            + (
-                f"; {left_out:,} of {report.nodes:,} nodes without value summary (max_bytes)"
-                if left_out
-                else ""
-            )
+        view = SavedView(
+            state={name: getattr(self, name) for name in SAVED_TRAITS},
+            source=self._source,
+            overlays=[self.overlay, *self._overlay_choices],
+            overlay_for=self._overlay_for,
+            inspect=self._inspect_label,
         )
-        return target
+        return save_explorer_html(view, pathlib.Path(path), inspector, max_bytes, progress)
 
     # ----- trait plumbing -------------------------------------------------------------------------
 
@@ -602,24 +533,6 @@ class Explorer(ViewerWidget):
         reply = self._source.graph(self._overlay, self._highlight_nodes)  # the export, on first use
         self._graph_info = self._source.info()  # synced before the reply: the view counts its nodes
         return reply
-
-    def _answer_debug(self, params: DebugParams) -> Reply[DebugResult]:
-        """A toolbar or inspector button: the same work as the Python call, and its status line."""
-        question = params.get("question")
-        if question == "first_divergence":
-            pair = self.first_divergence()
-            labels = [self.selected_label] if pair is not None and self.selected_label else []
-        elif question == "first_nonfinite":
-            record = self.first_nonfinite()
-            labels = [self.selected_label] if record is not None and self.selected_label else []
-        elif question == "lineage":
-            labels = self.lineage(direction=str(params.get("direction", "upstream")))
-        else:
-            raise DebugQuestionError(
-                f"Unknown debug question {question!r}. Remedy: ask one of 'first_divergence', "
-                "'first_nonfinite', 'lineage'."
-            )
-        return DebugResult(status=self.debug_status, labels=labels), []
 
     def _answer_inspect(self, params: InspectParams) -> Reply[InspectResult]:
         # The current selection, not a label from the browser: the panel shows what w.selected is.

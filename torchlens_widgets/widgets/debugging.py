@@ -1,0 +1,83 @@
+"""The debugging answers on the graph, as both widgets give them: highlights, torchlens' lineage of a
+node, its first divergence and (one capture) its first non-finite op. The toolbar's and the inspector's
+buttons ask the same methods a user calls from Python (``_answer_debug``), so both say the same."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import traitlets
+
+from .._errors import DebugQuestionError, NodeNotFoundError
+from .._protocol import DebugParams, DebugResult, Reply
+from .base import ViewerWidget
+
+# What every widget with a graph answers; the others are offered per widget (_debug_questions).
+LINEAGE = "lineage"
+
+
+class DebuggingWidget(ViewerWidget):
+    """A view with debugging answers. Subclasses give the answers (``first_divergence``, ``lineage``, and
+    ``first_nonfinite`` where one capture is shown) and name them in ``_answers``."""
+
+    # The torchlens labels of the highlighted nodes (highlight(), lineage(), a partial capture's failing
+    # op); set by the kernel only. _highlight_nodes: their node ids in the current viewer and granularity.
+    highlighted = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    _highlight_nodes = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    # The status line of the last debug answer (first_divergence, first_nonfinite, lineage, a crash).
+    debug_status = traitlets.Unicode("", read_only=True).tag(sync=True)
+
+    # The questions this widget answers besides lineage (each a method of that name, called with no
+    # arguments), and the remedy for one it does not.
+    _answers: tuple[str, ...] = ("first_divergence",)
+    _unanswered_remedy = "ask one of those."
+
+    def first_divergence(self, rtol: float = 1e-5, atol: float = 1e-8) -> tuple[Any, Any] | None:
+        raise NotImplementedError
+
+    def lineage(self, name: str | None = None, direction: str = "upstream") -> list[str]:
+        raise NotImplementedError
+
+    def _answer_selected_label(self) -> str:
+        """The label of what an answer selected ("" when it selected nothing)."""
+        raise NotImplementedError
+
+    def _answer_debug(self, params: DebugParams) -> Reply[DebugResult]:
+        """A toolbar or inspector button: the same work as the Python call, and its status line."""
+        question = str(params.get("question"))
+        if question == LINEAGE:
+            labels = self.lineage(direction=str(params.get("direction", "upstream")))
+        elif question in self._answers:
+            found = getattr(self, question)()  # each answer is the method of that name
+            label = self._answer_selected_label()
+            labels = [label] if found is not None and label else []
+        else:
+            asked = ", ".join(map(repr, (*self._answers, LINEAGE)))
+            raise DebugQuestionError(
+                f"Unknown debug question {question!r}: {type(self).__name__} answers {asked}. "
+                f"Remedy: {self._unanswered_remedy}"
+            )
+        return DebugResult(status=self.debug_status, labels=labels), []
+
+    def _select_answer(self, label: str) -> str:
+        """Select an answer's op; the status suffix when this view does not draw it."""
+        try:
+            self.select(label)
+        except NodeNotFoundError:
+            return " (not drawn in this view, so nothing is selected)"
+        return ""
+
+    def select(self, name: str) -> Any:
+        raise NotImplementedError
+
+    def _show_lineage(
+        self, direction: str, labels: list[str], drawn: list[str], where: str = ""
+    ) -> list[str]:
+        """Highlight the drawn part of a lineage and say what it holds; returns all of ``labels``."""
+        self.highlighted = drawn
+        hidden = len(labels) - len(drawn)
+        left_out = f"; {hidden} not drawn in this view" if hidden else ""
+        self.set_trait(
+            "debug_status", f"{direction.capitalize()} of {labels[0]}{where}: {len(labels)} ops{left_out}."
+        )
+        return labels
