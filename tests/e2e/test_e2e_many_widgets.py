@@ -11,6 +11,7 @@ from typing import Any
 
 from conftest import SETTLED, notebook_session
 from harness import JupyterServer, open_info_panel
+from pixels import shows_a_graph
 from playwright.sync_api import expect
 
 SETUP = """import torch, torchlens as tl, torchlens_widgets as tlw
@@ -122,7 +123,7 @@ FILLER = """from IPython.display import HTML
 HTML('<div style="height: 2400px">filler</div><div class="tlw-test-end">end of filler</div>')"""
 
 
-def test_a_lost_webgl_context_pauses_the_view_and_redraws_it_with_the_selection(
+def test_a_lost_webgl_context_redraws_on_screen_at_once_and_off_screen_when_scrolled_back(
     jupyter_lab: JupyterServer, browser: Any, artifacts: Any
 ) -> None:
     cells = [SETUP, "w = tlw.explore(log, height=300)\nw.select('linear_2_3')\nw", FILLER]
@@ -131,24 +132,39 @@ def test_a_lost_webgl_context_pauses_the_view_and_redraws_it_with_the_selection(
         root = page.page.locator(".tlw-root").first
         status = root.locator(".tlw-status")
         expect(status).to_contain_text("selected linear_2_3")
-        frame = root.locator("iframe.tlw-frame").element_handle(timeout=30_000).content_frame()
-        frame.locator("webgl-renderer canvas").first.wait_for(state="attached", timeout=60_000)
-        assert frame.evaluate(LOSE_CONTEXTS) >= 1
-        # Never "ready" over a blank canvas: the view says it is paused, in the page and in the kernel.
-        expect(status).to_have_attribute("data-state", "paused", timeout=30_000)
-        expect(root.locator(".tlw-placeholder")).to_contain_text("WebGL context")
-        expect(root.locator("iframe.tlw-frame")).to_have_count(0)
-        kernel.wait_for("w.status", "paused", timeout=30)
-        root.screenshot(path=str(artifacts / "context-lost-paused.png"))
-        # On screen again (scrolled away and back): it redraws, selection included.
+
+        def lose_contexts() -> None:
+            frame = root.locator("iframe.tlw-frame").element_handle(timeout=30_000).content_frame()
+            frame.locator("webgl-renderer canvas").first.wait_for(state="attached", timeout=60_000)
+            assert frame.evaluate(LOSE_CONTEXTS) >= 1
+
+        # On screen: the view redraws by itself (no scroll, no click), selection included, and the
+        # page shows a drawn graph again, read from its pixels.
+        before = kernel.draws("w")
+        lose_contexts()
+        kernel.wait_drawn("w", since=before, timeout=120)
+        expect(status).to_have_attribute("data-state", "ready")
+        expect(status).to_contain_text("selected linear_2_3")
+        # Drawn means painted (the frame reports it once its canvas holds more than its background).
+        assert shows_a_graph(page.page, 0), "the redrawn view shows no graph"
+        root.screenshot(path=str(artifacts / "context-lost-redrawn-on-screen.png"))
+
+        # Off screen: the view pauses (never "ready" over a blank canvas), offers a Redraw button,
+        # and redraws when scrolled back, selection included.
         page.page.locator(".tlw-test-end").scroll_into_view_if_needed()
         page.page.wait_for_function(
             "() => document.querySelector('.tlw-root').getBoundingClientRect().bottom < 0", timeout=30_000
         )
+        lose_contexts()
+        expect(status).to_have_attribute("data-state", "paused", timeout=30_000)
+        expect(root.locator(".tlw-placeholder")).to_contain_text("WebGL context")
+        expect(root.locator(".tlw-placeholder button")).to_have_text("Redraw")
+        expect(root.locator("iframe.tlw-frame")).to_have_count(0)
+        kernel.wait_for("w.status", "paused", timeout=30)
+        before = kernel.draws("w")
         root.scroll_into_view_if_needed()
-        expect(status).to_have_attribute("data-state", "ready", timeout=120_000)
+        kernel.wait_drawn("w", since=before, timeout=120)
         expect(status).to_contain_text("selected linear_2_3")
-        kernel.wait_ready("w")
         viewer = root.locator("iframe.tlw-frame").content_frame
         expect(viewer.locator("webgl-renderer canvas").first).to_be_attached(timeout=60_000)
         open_info_panel(viewer)  # the widget starts the app's own panel closed
