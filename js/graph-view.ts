@@ -368,7 +368,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     view.setImageFormats([]);
     const saved = String(model.get("_picture") ?? "");
     const text = lossMessage(lost);
-    view.showSavedPicture(saved, saved ? `${text} This is a picture of its last draw.` : text);
+    view.showSavedPicture(saved, saved ? `A picture of its last draw. ${text}` : text);
   }
   const mayRedrawNow = redrawGuard();
   const redrawNow = () => {
