@@ -5,18 +5,20 @@ import { assetTransfers } from "./assets";
 import { KernelChannel } from "./channel";
 import { isDisplayed, pausableDeadline, RENDER_BUDGET_MS } from "./deadline";
 import { fetchDrawInputs } from "./draw-inputs";
-import { admit, contextsOf, release, trackVisibility, type BudgetEntry } from "./frame-budget";
+import { contextsOf, trackVisibility } from "./frame-budget";
 import { bufferEncodingFor } from "./host-transport";
 import type { InspectorPanel } from "./inspector";
 import { giveFocusBack } from "./host-focus";
 import { kernelOf, lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
 import { debugQuestions, INSPECTOR_WIDTH, parseDebugReply, parseInspectReply, type DebugParams, type Viewer } from "./protocol";
 import { Room } from "./room";
+import { redrawGuard } from "./redraw-guard";
 import { pictureKeeper, restoredWithoutKernel } from "./saved-picture";
 import { followHostTheme } from "./theme";
 import type { WidgetTraits } from "./traits";
 import { createViewer, VIEWER_TITLES, type ViewerFrame } from "./viewers";
 import { WidgetView } from "./view";
+import { viewBudget } from "./view-budget";
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -253,8 +255,8 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
       view.setImageFormats(created.imageFormats);
       view.showPlaceholder("");
       if (created.viewer === "model-explorer")
-        admit(budget); // may pause a long-hidden explorer, or this one (then the draw is stale)
-      else release(budget); // Netron draws SVG: no WebGL context
+        slot.hold(); // may pause a long-hidden explorer, or this one (then the draw is stale)
+      else slot.free(); // Netron draws SVG: no WebGL context
       if (stale()) return;
     }
     const current = frame!;
@@ -338,9 +340,11 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     report("error", text);
   };
   // The page's WebGL budget: this view's entry, and pausing/resuming its frame as it scrolls.
-  const budget: BudgetEntry = { contexts: contextsOf(kind.contexts), visible: false, lastVisible: 0, suspend: () => pause() };
+  const slot = viewBudget(contextsOf(kind.contexts), { pause: () => pause(), retire: () => retire() });
+  const budget = slot.entry;
   function pause(
     text = "Paused off-screen: the browser allows only a few Model Explorer views live per page. It redraws when scrolled into view.",
+    redraw?: () => void,
   ): void {
     if (!frame || disposed || lost) return;
     generation += 1; // an in-flight draw stops at its next await
@@ -348,32 +352,58 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     frame = null;
     view.setImageFormats([]);
     paused = true;
-    view.showPlaceholder(text);
+    view.showPlaceholder(text, redraw && { label: "Redraw", onClick: redraw });
     view.setStatus(text, "paused");
     report("paused");
   }
+  /** A read-only view gives up its frame (the budget needs it, or its context was lost): its picture instead. */
+  let retired = false;
+  function retire(): void {
+    if (disposed || !lost || lost === "restored" || retired) return;
+    retired = true;
+    generation += 1;
+    frame?.dispose();
+    frame = null;
+    paused = false; // nothing redraws it: the picture stays
+    view.setImageFormats([]);
+    const saved = String(model.get("_picture") ?? "");
+    const text = lossMessage(lost);
+    view.showSavedPicture(saved, saved ? `A picture of its last draw. ${text}` : text);
+  }
+  const mayRedrawNow = redrawGuard();
+  const redrawNow = () => {
+    if (!paused || lost || disposed) return;
+    paused = false;
+    void show();
+  };
   // The browser dropped a WebGL context of the frame (its per-page limit, a GPU reset): the canvas is
-  // blank for good, so the view pauses like an off-screen one, never "ready" over a blank graph.
+  // blank for good, so the frame goes, never "ready" over a blank graph. On screen it is redrawn at
+  // once, a few times a minute at most (js/redraw-guard.ts); else the view pauses like an off-screen
+  // one, redraws when it is on screen again, and offers a Redraw button meanwhile.
   function onContextLost(): void {
-    release(budget);
+    slot.free();
+    if (lost) {
+      retire();
+      return;
+    }
+    const shown = onScreen() && document.visibilityState === "visible";
+    if (shown && mayRedrawNow()) {
+      pause("Redrawing: the browser dropped this view's WebGL context (too many on the page, or a GPU reset).");
+      redrawNow();
+      return;
+    }
     pause(
-      "Paused: the browser dropped this view's WebGL context (too many on the page, or a GPU reset). It redraws when it is on screen again.",
+      shown
+        ? "Paused: the browser keeps dropping this view's WebGL context (too many on the page, or a GPU reset)."
+        : "Paused: the browser dropped this view's WebGL context (too many on the page, or a GPU reset). It redraws when it is on screen again.",
+      redrawNow,
     );
   }
   let visibilityReported!: () => void;
   const visibilityKnown = new Promise<void>((resolve) => {
     visibilityReported = resolve;
   });
-  const stopTracking = trackVisibility(
-    view.root,
-    budget,
-    () => {
-      if (!paused || lost || disposed) return;
-      paused = false;
-      void show();
-    },
-    visibilityReported,
-  );
+  const stopTracking = trackVisibility(view.root, budget, redrawNow, visibilityReported);
   /**
    * Waits until a new Model Explorer frame may start; false if the draw went stale meanwhile. On
    * screen it starts at once and boots during the kernel's export. Off screen it waits for the graph
@@ -450,10 +480,12 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   const onKernelLost = (why: KernelLoss) => {
     if (disposed) return;
     lost = why;
-    release(budget); // a read-only view keeps its frame: nothing could redraw it
+    // A read-only view keeps its frame, still counted in the page's WebGL budget (js/view-budget.ts).
+    slot.readOnly();
     const text = lossMessage(why);
     channel.close(text);
     view.setDisconnected(text); // the graph and the inspector keep what they show
+    if (paused) retire(); // nothing can redraw it now: its picture
   };
   const onConnection = (connected: boolean) => {
     if (disposed || lost) return;
@@ -474,7 +506,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   /** Restored from a saved notebook, no kernel behind it: its picture, and how to get the live view back. */
   function showSavedPicture(): void {
     lost = "restored"; // nothing may ask the kernel or report to it
-    release(budget);
+    slot.free();
     const saved = String(model.get("_picture") ?? "");
     view.setTitle(VIEWER_TITLES[model.get("viewer") as Viewer] ?? "");
     view.showSavedPicture(
@@ -490,7 +522,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     stopWatching();
     stopTheme();
     stopTracking();
-    release(budget);
+    slot.free();
     for (const panel of inspectors) panel.dispose();
     fitObserver.disconnect();
     room.dispose();

@@ -66,8 +66,8 @@ export const STYLES =
 .tlw-main { display: flex; flex: 1; min-height: 0; }
 .tlw-body { position: relative; flex: 1; min-height: 0; min-width: 0; }
 .tlw-saved-picture { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: contain; object-position: left top; }
-.tlw-placeholder { position: absolute; inset: 0; display: flex; align-items: center; justify-content: center;
-  padding: 24px; text-align: center; color: var(--jp-ui-font-color2, #555); }
+.tlw-placeholder { position: absolute; inset: 0; display: flex; flex-direction: column; gap: 8px; align-items: center;
+  justify-content: center; padding: 24px; text-align: center; color: var(--jp-ui-font-color2, #555); }
 .tlw-frame { display: block; width: 100%; height: 100%; border: 0; }
 .tlw-actions, .tlw-images { display: flex; gap: 4px; align-items: center; }
 .tlw-button { font: inherit; font-size: 12px; line-height: 16px; padding: 1px 6px; border-radius: 3px; cursor: pointer;

@@ -242,13 +242,20 @@ export class WidgetView {
     this.status.title = text;
   }
 
-  /** A message in place of the viewer (a paused frame), or none. */
-  showPlaceholder(text: string): void {
+  /** A message in place of the viewer (a paused frame), or none; `action`: a button under it. */
+  showPlaceholder(text: string, action?: { label: string; onClick: () => void }): void {
     this.body.querySelector(":scope > .tlw-placeholder")?.remove();
     if (!text) return;
     const placeholder = document.createElement("div");
     placeholder.className = "tlw-placeholder";
-    placeholder.textContent = text;
+    const message = document.createElement("span");
+    message.textContent = text;
+    placeholder.append(message);
+    if (action) {
+      const button = toolbarButton("tlw-placeholder-action", action.label, action.label);
+      button.onclick = action.onClick;
+      placeholder.append(button);
+    }
     this.body.append(placeholder);
   }
 

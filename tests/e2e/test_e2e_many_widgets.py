@@ -1,8 +1,9 @@
 """Many explorers on one page, and a cell re-run many times, in a real JupyterLab + Chromium.
 
 Chromium keeps at most 16 WebGL contexts per page; twenty Model Explorers still all draw (the
-longest-hidden ones pause and redraw when scrolled back), each with its own selection. Re-running a
-cell frees the old view's frame and listeners.
+longest-hidden ones pause and redraw when scrolled back), each with its own selection; read-only
+views (after a kernel restart) count too, and give their frames up for their saved pictures. A WebGL
+context lost on screen redraws at once. Re-running a cell frees the old view's frame and listeners.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from conftest import SETTLED, notebook_session
 from harness import JupyterServer, open_info_panel
+from pixels import shows_a_graph
 from playwright.sync_api import expect
 
 SETUP = """import torch, torchlens as tl, torchlens_widgets as tlw
@@ -122,7 +124,7 @@ FILLER = """from IPython.display import HTML
 HTML('<div style="height: 2400px">filler</div><div class="tlw-test-end">end of filler</div>')"""
 
 
-def test_a_lost_webgl_context_pauses_the_view_and_redraws_it_with_the_selection(
+def test_a_lost_webgl_context_redraws_on_screen_at_once_and_off_screen_when_scrolled_back(
     jupyter_lab: JupyterServer, browser: Any, artifacts: Any
 ) -> None:
     cells = [SETUP, "w = tlw.explore(log, height=300)\nw.select('linear_2_3')\nw", FILLER]
@@ -131,28 +133,96 @@ def test_a_lost_webgl_context_pauses_the_view_and_redraws_it_with_the_selection(
         root = page.page.locator(".tlw-root").first
         status = root.locator(".tlw-status")
         expect(status).to_contain_text("selected linear_2_3")
-        frame = root.locator("iframe.tlw-frame").element_handle(timeout=30_000).content_frame()
-        frame.locator("webgl-renderer canvas").first.wait_for(state="attached", timeout=60_000)
-        assert frame.evaluate(LOSE_CONTEXTS) >= 1
-        # Never "ready" over a blank canvas: the view says it is paused, in the page and in the kernel.
-        expect(status).to_have_attribute("data-state", "paused", timeout=30_000)
-        expect(root.locator(".tlw-placeholder")).to_contain_text("WebGL context")
-        expect(root.locator("iframe.tlw-frame")).to_have_count(0)
-        kernel.wait_for("w.status", "paused", timeout=30)
-        root.screenshot(path=str(artifacts / "context-lost-paused.png"))
-        # On screen again (scrolled away and back): it redraws, selection included.
+
+        def lose_contexts() -> None:
+            frame = root.locator("iframe.tlw-frame").element_handle(timeout=30_000).content_frame()
+            frame.locator("webgl-renderer canvas").first.wait_for(state="attached", timeout=60_000)
+            assert frame.evaluate(LOSE_CONTEXTS) >= 1
+
+        # On screen: the view redraws by itself (no scroll, no click), selection included, and the
+        # page shows a drawn graph again, read from its pixels.
+        before = kernel.draws("w")
+        lose_contexts()
+        kernel.wait_drawn("w", since=before, timeout=120)
+        expect(status).to_have_attribute("data-state", "ready")
+        expect(status).to_contain_text("selected linear_2_3")
+        # Drawn means painted (the frame reports it once its canvas holds more than its background).
+        assert shows_a_graph(page.page, 0), "the redrawn view shows no graph"
+        root.screenshot(path=str(artifacts / "context-lost-redrawn-on-screen.png"))
+
+        # Off screen: the view pauses (never "ready" over a blank canvas), offers a Redraw button,
+        # and redraws when scrolled back, selection included.
         page.page.locator(".tlw-test-end").scroll_into_view_if_needed()
         page.page.wait_for_function(
             "() => document.querySelector('.tlw-root').getBoundingClientRect().bottom < 0", timeout=30_000
         )
+        lose_contexts()
+        expect(status).to_have_attribute("data-state", "paused", timeout=30_000)
+        expect(root.locator(".tlw-placeholder")).to_contain_text("WebGL context")
+        expect(root.locator(".tlw-placeholder button")).to_have_text("Redraw")
+        expect(root.locator("iframe.tlw-frame")).to_have_count(0)
+        kernel.wait_for("w.status", "paused", timeout=30)
+        before = kernel.draws("w")
         root.scroll_into_view_if_needed()
-        expect(status).to_have_attribute("data-state", "ready", timeout=120_000)
+        kernel.wait_drawn("w", since=before, timeout=120)
         expect(status).to_contain_text("selected linear_2_3")
-        kernel.wait_ready("w")
         viewer = root.locator("iframe.tlw-frame").content_frame
         expect(viewer.locator("webgl-renderer canvas").first).to_be_attached(timeout=60_000)
         open_info_panel(viewer)  # the widget starts the app's own panel closed
         row = viewer.locator("info-panel tr").filter(has=viewer.locator("td.key", has_text="torchlens_label"))
         expect(row.locator("td.value .one-line-text").first).to_have_text("linear_2_3:1", timeout=30_000)
         root.screenshot(path=str(artifacts / "context-lost-redrawn.png"))
+        assert page.console_errors == []
+
+
+KERNEL = "window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+FIVE = "old = [tlw.explore(log, height=220) for _ in range(5)]\ndisplay(*old)"
+# Run again by hand once the kernel restarted (`restarted` is set then): three live explorers.
+THREE_MORE = "if restarted:\n    new = [tlw.explore(log, height=220) for _ in range(3)]\n    display(*new)"
+RUN_LAST_CELL = """() => {
+  const app = window.jupyterapp;
+  app.shell.currentWidget.content.activeCellIndex = 2;
+  return app.commands.execute("notebook:run-cell");
+}"""
+
+
+def test_read_only_views_keep_their_webgl_contexts_in_the_budget(
+    jupyter_lab: JupyterServer, browser: Any, artifacts: Any
+) -> None:
+    """Five explorers fill the page's WebGL budget; the kernel restarts (they become read-only, and
+    keep their frames); three live explorers drawn after it take the places of the read-only views
+    hidden longest, which show their saved pictures: the page never goes past Chromium's limit."""
+    cells = [SETUP + "\nrestarted = False", FIVE, THREE_MORE]
+    with notebook_session(jupyter_lab, browser, "read-only-budget.ipynb", cells, widgets=5) as (page, kernel):
+        kernel.wait_for("all(w._picture for w in old)", True, timeout=120)
+        statuses = page.page.locator(".tlw-status")
+        page.page.evaluate(f"() => {KERNEL}.restart()")
+        for index in range(5):
+            expect(statuses.nth(index)).to_have_attribute("data-state", "disconnected", timeout=30_000)
+        assert page.page.locator("iframe.tlw-frame").count() == 5  # read-only views keep their graphs
+        page.page.wait_for_function(f"() => {KERNEL}.status === 'idle'", timeout=60_000)
+        fresh = jupyter_lab.kernel_for("read-only-budget.ipynb")
+        try:
+            fresh.run(SETUP + "\nrestarted = True")
+            page.page.evaluate(RUN_LAST_CELL)
+            page.page.wait_for_function(SETTLED, arg=3, timeout=240_000)
+            for index in range(3):
+                fresh.wait_drawn(f"new[{index}]", since=0, timeout=120)
+        finally:
+            fresh.close()
+        roots = page.page.locator(".tlw-root")
+        expect(roots).to_have_count(8)
+        frames = page.page.locator("iframe.tlw-frame").count()
+        live = page.page.evaluate("globalThis.__torchlensWidgetsLiveFrames.size")
+        assert frames <= 5 and live == frames, (frames, live)  # 3 WebGL contexts each, 16 per page
+        # The read-only views that gave up their frames show the picture of their last draw.
+        pictures = page.page.locator(".tlw-root .tlw-saved-picture")
+        assert pictures.count() == 8 - frames, pictures.count()
+        for index in range(pictures.count()):
+            assert (pictures.nth(index).get_attribute("src") or "").startswith("data:image/")
+        first_status = roots.nth(0).locator(".tlw-status")
+        expect(first_status).to_contain_text("A picture of its last draw. The kernel restarted")
+        roots.nth(0).scroll_into_view_if_needed()
+        roots.nth(0).screenshot(path=str(artifacts / "read-only-retired.png"))
+        assert not [text for text in page.console_messages if any(t in text for t in WEBGL_TROUBLE)]
         assert page.console_errors == []
