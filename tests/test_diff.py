@@ -17,6 +17,7 @@ import pytest
 import torch
 import torchlens as tl
 import torchlens.differential as tl_differential
+import transformers
 from models import TinyMLP, TwoPass
 from torchlens.export._model_explorer import _diff as tl_me_diff
 
@@ -33,8 +34,6 @@ from torchlens_widgets.diffing.split_pane import DIFF_STATUSES, diff_payload
 from torchlens_widgets.graph_model import model_explorer_payload
 from torchlens_widgets.viewers.model_explorer import with_baseline
 from torchlens_widgets.viewers.netron import baseline_metadata
-
-transformers = pytest.importorskip("transformers")
 
 # ----- real architectures, random weights, nothing downloaded --------------------------------------
 

@@ -11,6 +11,7 @@ from html import escape as html_escape
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 import torch
 import torchlens as tl
@@ -218,7 +219,6 @@ def test_no_progress_bar_outside_a_notebook_and_a_quiet_save(
 
 def test_nbconvert_without_widget_state_says_what_the_widget_is(tiny_log: Any) -> None:
     # nbconvert skips a widget view whose state the notebook did not save and shows the text instead.
-    nbformat = pytest.importorskip("nbformat")
     from nbconvert import HTMLExporter
 
     w = tlw.explore(tiny_log)

@@ -8,6 +8,7 @@ highlighted nodes are drawn apart from the rest in both viewers; a custom overla
 from __future__ import annotations
 
 import io
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -64,11 +65,6 @@ class Session(NotebookSession):
     def frame(self, index: int) -> Any:
         return self.frame_element(index).content_frame
 
-    def wait_ready(self, index: int) -> None:
-        self.page.page.wait_for_function(
-            f"document.querySelectorAll('.tlw-status')[{index}]?.dataset.state === 'ready'", timeout=180_000
-        )
-
 
 @pytest.fixture(scope="module")
 def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
@@ -113,22 +109,48 @@ def wait_for_highlight(session: Session, index: int, more_than: int) -> int:
 
 def press(button: Any) -> None:
     """Activates a button from the keyboard: Enter on the focused button, which the page must see as
-    the button's click. Model Explorer's app may move the focus into its frame as it lays out (its
-    search box), and its frame has a process of its own, so that can land between Playwright's focus
-    and its key; a user whose key went to the frame presses again, and so does this (at most thrice).
-    Every button here is pressed so: a mouse click goes where the button was when Playwright looked,
-    and one on "First divergence" once left no trace in a full run (the page showed the notebook
-    scrolled, the button half under JupyterLab's toolbar)."""
-    for _ in range(3):
-        button.evaluate(
-            "b => { b.__tlwClicked = false;"
-            " b.addEventListener('click', () => { b.__tlwClicked = true; }, { once: true }); }"
-        )
-        button.press("Enter")
-        if button.evaluate("b => b.__tlwClicked"):
-            return
+    the button's click (no viewer frame takes the focus from it). Every button here is pressed so: a
+    mouse click goes where the button was when Playwright looked, and one on "First divergence" once
+    left no trace in a full run (the page showed the notebook scrolled, the button half under
+    JupyterLab's toolbar)."""
+    button.evaluate(
+        "b => { b.__tlwClicked = false;"
+        " b.addEventListener('click', () => { b.__tlwClicked = true; }, { once: true }); }"
+    )
+    button.press("Enter")
     focused = button.evaluate("b => document.activeElement?.outerHTML.slice(0, 120)")
-    raise AssertionError(f"Enter never reached the button; the focus was on {focused}")
+    assert button.evaluate("b => b.__tlwClicked"), f"Enter never reached the button; focus on {focused}"
+
+
+def wait_drawn(session: Session, widget: str, index: int, since: int, viewer: str | None = None) -> None:
+    """Waits until ``widget`` (view ``index``, looked at first: a frame draws only on screen) painted a
+    graph after its draw count was ``since``, in ``viewer`` if given (a trait change before a viewer
+    switch may redraw the old viewer first)."""
+    session.root(index).scroll_into_view_if_needed()
+    deadline = time.monotonic() + 180
+    while True:
+        session.kernel.wait_drawn(widget, since, timeout=max(1, deadline - time.monotonic()))
+        shown = session.root(index).evaluate("el => el.parentElement.dataset.viewer")
+        if viewer is None or shown == viewer:
+            return
+        assert time.monotonic() < deadline, f"{widget} drew in {shown}, not {viewer}"
+        since = session.kernel.draws(widget)
+
+
+def show_in(session: Session, widget: str, index: int, viewer: str) -> None:
+    """Shows ``widget`` in ``viewer`` without an overlay or a highlight (what each test starts from)."""
+    kernel = session.kernel
+    state = kernel.value(f"({widget}.viewer, {widget}.overlay, bool({widget}.highlighted))")
+    if state == (viewer, "", False):
+        return
+    before = kernel.draws(widget)
+    kernel.run(f"{widget}.highlight(None)\n{widget}.overlay = ''\n{widget}.viewer = {viewer!r}")
+    wait_drawn(session, widget, index, before, viewer=viewer)
+
+
+# The custom overlay of the tests that use it, added once per kernel.
+ADD_OVERLAY = """if 'activation std' not in w._overlay_choices:
+    w.add_overlay('activation std', activation_std)"""
 
 
 # ----- the split-pane diff (Model Explorer) ----------------------------------------------------------
@@ -221,13 +243,14 @@ def test_lineage_button_highlights_in_model_explorer_and_keeps_the_selection(
     index, root = 1, session.root(1)
     # c_fc's output: its module's input reshape, two ops up, is drawn in the same expanded group and
     # is no neighbour of the selection (Model Explorer paints a selection's inputs and outputs itself).
-    kernel.run("w.highlight(None)\nw.select(c_fc_out)")
+    show_in(session, "w", index, "model-explorer")
+    kernel.run("w.select(c_fc_out)")
     root.scroll_into_view_if_needed()  # an off-screen explorer is paused, and redraws on screen
-    session.wait_ready(index)
+    kernel.wait_ready("w", timeout=180)
     model_explorer_names(session.frame(index), kernel.value("c_fc_out"))
     session.page.page.wait_for_timeout(1_500)  # the centring animation
     before = highlight_pixels(session.frame_element(index))
-    drawn = session.drawn_at(index)
+    drawn = kernel.draws("w")
     press(root.locator(".tlw-inspector").get_by_role("button", name="upstream", exact=True))
     kernel.wait_for("bool(w.highlighted)", True, timeout=60)
     highlighted = kernel.value("w.highlighted")
@@ -239,7 +262,7 @@ def test_lineage_button_highlights_in_model_explorer_and_keeps_the_selection(
         f"Upstream of {kernel.value('c_fc_out')}", timeout=30_000
     )
     # The kernel draws the highlight into the graph it sends: a redraw, with the selection kept.
-    session.wait_redrawn(index, drawn)
+    wait_drawn(session, "w", index, drawn)
     model_explorer_names(session.frame(index), kernel.value("c_fc_out"))
     after = wait_for_highlight(session, index, more_than=before + 200)
     session.root(index).screenshot(path=str(artifacts / "lineage-model-explorer.png"))
@@ -249,13 +272,14 @@ def test_lineage_button_highlights_in_model_explorer_and_keeps_the_selection(
 def test_custom_overlay_recolours_model_explorer(session: Session, artifacts: Path) -> None:
     kernel = session.kernel
     index, root = 1, session.root(1)
-    kernel.run("w.highlight(None)\nw.add_overlay('activation std', activation_std)")
+    show_in(session, "w", index, "model-explorer")
+    kernel.run(ADD_OVERLAY)
     select = root.locator(".tlw-overlay-select")
     expect(select.locator("option[value='activation std']")).to_have_count(1, timeout=30_000)
-    drawn = session.drawn_at(index)
+    drawn = kernel.draws("w")
     select.select_option("activation std")
     kernel.wait_for("w.overlay", "activation std", timeout=60)
-    session.wait_redrawn(index, drawn)
+    wait_drawn(session, "w", index, drawn)
     summary = kernel.value("w.overlay_summary")
     expect(root.locator(".tlw-overlay-info")).to_have_text(summary)
     root.screenshot(path=str(artifacts / "custom-overlay-model-explorer.png"))
@@ -271,9 +295,7 @@ def test_custom_overlay_recolours_model_explorer(session: Session, artifacts: Pa
 def test_netron_answers_from_the_buttons_and_from_python(session: Session) -> None:
     kernel = session.kernel
     for widget, index in (("w", 1), ("n", 2)):
-        drawn = session.drawn_at(index)
-        kernel.run(f"{widget}.overlay = ''\n{widget}.viewer = 'netron'")
-        session.wait_redrawn(index, drawn, viewer="netron")
+        show_in(session, widget, index, "netron")
     w_root, n_root = session.root(1), session.root(2)
     kernel.run("w.select(elsewhere)")
     press(w_root.get_by_role("button", name="First divergence"))
@@ -298,7 +320,8 @@ def test_netron_marks_highlighted_boxes_apart_and_again_after_a_redraw(
 ) -> None:
     kernel = session.kernel
     index, root, frame = 1, session.root(1), session.frame(1)
-    kernel.run("w.highlight(None)\nw.select(diverged)")
+    show_in(session, "w", index, "netron")
+    kernel.run("w.select(diverged)")
     netron_names(frame, kernel.value("w.selected_node"))
     marked = frame.locator("g.node.tlw-highlight")
     expect(marked).to_have_count(0)
@@ -316,23 +339,27 @@ def test_netron_marks_highlighted_boxes_apart_and_again_after_a_redraw(
     assert marked.count() <= len(names)
     root.screenshot(path=str(artifacts / "lineage-netron.png"))
     # Another granularity redraws every box: the highlight is drawn again.
-    drawn = session.drawn_at(index)
+    drawn = kernel.draws("w")
     kernel.run("w.granularity = 'op'")
-    session.wait_redrawn(index, drawn)
+    wait_drawn(session, "w", index, drawn)
     expect(marked.first).to_be_attached(timeout=30_000)
-    drawn = session.drawn_at(index)
+    drawn = kernel.draws("w")
     kernel.run("w.highlight(None)\nw.granularity = 'module'")
-    session.wait_redrawn(index, drawn)
+    wait_drawn(session, "w", index, drawn)
     expect(marked).to_have_count(0)
 
 
 def test_custom_overlay_recolours_netron(session: Session) -> None:
     kernel = session.kernel
     index, root, frame = 1, session.root(1), session.frame(1)
-    drawn = session.drawn_at(index)
-    root.locator(".tlw-overlay-select").select_option("activation std")
+    show_in(session, "w", index, "netron")
+    kernel.run(ADD_OVERLAY)
+    select = root.locator(".tlw-overlay-select")
+    expect(select.locator("option[value='activation std']")).to_have_count(1, timeout=30_000)
+    drawn = kernel.draws("w")
+    select.select_option("activation std")
     kernel.wait_for("w.overlay", "activation std", timeout=60)
-    session.wait_redrawn(index, drawn)
+    wait_drawn(session, "w", index, drawn)
     expect(frame.locator("#tlw-overlay-legend")).to_contain_text("activation std", timeout=30_000)
     expect(frame.locator("g.node[data-tlw-overlay='value']").first).to_be_attached(timeout=30_000)
 

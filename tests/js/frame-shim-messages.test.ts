@@ -1,10 +1,22 @@
 // @vitest-environment happy-dom
-import { describe, expect, it, vi } from "vitest";
+import { Window as HappyWindow } from "happy-dom";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { clearShimTimersAfterAll } from "./shim-timers";
 
 // The Model Explorer app acts on select commands from any window; inside the widget's frame it must
 // hear only its parent (the notebook page) and itself. Any other frame on the page can reach this one
 // through window.top.frames, so a message from anywhere else never reaches the app's listeners.
+//
+// This window is the frame; its parent is a window of its own (the notebook page), as in a browser.
+// happy-dom's top-level window is its own parent, where a message from the parent could not be told
+// from the frame's own (which the guard lets through whatever its origin).
+const notebookPage = new HappyWindow();
+const anotherOutput = new HappyWindow(); // a sandboxed frame in another output of the notebook
+afterAll(() => {
+  notebookPage.close();
+  anotherOutput.close();
+});
+Object.defineProperty(window, "parent", { configurable: true, value: notebookPage });
 vi.spyOn(window.parent, "postMessage").mockImplementation(() => {});
 clearShimTimersAfterAll();
 // happy-dom gives its window copies of addEventListener/removeEventListener of its own; a browser's
@@ -30,29 +42,55 @@ Object.assign(window, { __TLW_ME__: { urls: {}, parentOrigin: PARENT_ORIGIN, que
 await import("../../js/model-explorer/frame-shim");
 
 const SELECT = { cmd: "model-explorer-select-node-by-node-id", nodeId: "forged" };
-/** A message as another frame's window would send it (its window is not this one, nor the parent). */
-const forged = () => new MessageEvent("message", { data: SELECT, origin: "null", source: null });
-const own = () => new MessageEvent("message", { data: SELECT, origin: PARENT_ORIGIN, source: window });
+const message = (source: unknown, origin: string) =>
+  new MessageEvent("message", { data: SELECT, origin, source: source as MessageEventSource });
+/** As the notebook page sends it: from the parent window, with the origin the parent wrote into the frame. */
+const fromParent = () => message(notebookPage, PARENT_ORIGIN);
+/** Another output's sandboxed frame: its own window and its opaque origin. */
+const forged = () => message(anotherOutput, "null");
 
 describe("the Model Explorer frame shim's message guard", () => {
-  it("keeps another frame's commands from the app's message listeners", () => {
+  it("lets the parent's messages from the parent's origin through", () => {
+    expect(window.parent).not.toBe(window);
+    const app = vi.fn();
+    window.addEventListener("message", app);
+    window.dispatchEvent(fromParent());
+    expect(app).toHaveBeenCalledTimes(1);
+    window.removeEventListener("message", app); // the app's own listener comes off, guard and all
+    window.dispatchEvent(fromParent());
+    expect(app).toHaveBeenCalledTimes(1);
+  });
+
+  it("refuses a message from the parent's window with another origin", () => {
+    // The parent window navigated elsewhere (or another site framed the frame): the source alone is not enough.
+    const app = vi.fn();
+    window.addEventListener("message", app);
+    for (const origin of ["http://127.0.0.1:9999", "https://example.com", "null"]) {
+      window.dispatchEvent(message(notebookPage, origin));
+    }
+    expect(app).not.toHaveBeenCalled();
+    window.removeEventListener("message", app);
+  });
+
+  it("refuses another frame's message, even one that carries the parent's origin", () => {
     const app = vi.fn();
     window.addEventListener("message", app);
     window.dispatchEvent(forged());
+    window.dispatchEvent(message(anotherOutput, PARENT_ORIGIN)); // a same-origin frame of the notebook
+    window.dispatchEvent(message(null, PARENT_ORIGIN));
     expect(app).not.toHaveBeenCalled();
-    window.dispatchEvent(own());
+    window.dispatchEvent(message(window, "null")); // the app may post to itself
     expect(app).toHaveBeenCalledTimes(1);
-    window.removeEventListener("message", app); // the app's own listener comes off, guard and all
-    window.dispatchEvent(own());
-    expect(app).toHaveBeenCalledTimes(1);
+    window.removeEventListener("message", app);
   });
 
   it("guards listener objects too", () => {
     const handleEvent = vi.fn();
     window.addEventListener("message", { handleEvent });
     window.dispatchEvent(forged());
+    window.dispatchEvent(message(notebookPage, "null"));
     expect(handleEvent).not.toHaveBeenCalled();
-    window.dispatchEvent(own());
+    window.dispatchEvent(fromParent());
     expect(handleEvent).toHaveBeenCalledTimes(1);
   });
 });
