@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from conftest import RecordedPage, notebook_session
 from harness import JupyterServer
+from pixels import shows_a_graph
 from playwright.sync_api import expect
 
 CELLS = [
@@ -104,12 +105,23 @@ HIDE_AND_RERUN = """async () => {
 
 def test_widget_run_while_hidden_draws_once_shown(page: RecordedPage, artifacts: Any) -> None:
     # A collapsed output has no layout: nothing can draw, and the wait must not count as a failure.
+    page.page.locator(".tlw-root").first.evaluate("root => { root.dataset.before = 'rerun'; }")
     page.page.evaluate(HIDE_AND_RERUN)
-    page.page.wait_for_timeout(5_000)
-    root = page.page.locator(".tlw-root").first
-    assert root.locator(".tlw-status").get_attribute("data-state") != "error"
+    root = page.page.locator(".tlw-root:not([data-before])").first
+    expect(root).to_be_attached(timeout=60_000)  # the re-run cell's new widget, hidden
+    status = root.locator(".tlw-status")
+    expect(status).to_have_attribute("data-state", "loading")
+    assert root.evaluate("root => root.parentElement.dataset.draws ?? '0'") == "0"  # nothing drawn hidden
     page.page.evaluate("() => window.jupyterapp.commands.execute('notebook:show-cell-outputs')")
-    expect(root.locator(".tlw-status")).to_have_attribute("data-state", "ready", timeout=60_000)
-    canvas = root.locator("iframe.tlw-frame").content_frame.locator("webgl-renderer canvas").first
-    expect(canvas).to_be_attached(timeout=30_000)
+    root.scroll_into_view_if_needed()
+    page.page.wait_for_function(
+        "root => Number(root.parentElement.dataset.draws ?? 0) >= 1",
+        arg=root.element_handle(),
+        timeout=120_000,
+    )
+    index = page.page.evaluate(
+        "root => [...document.querySelectorAll('.tlw-root')].indexOf(root)", root.element_handle()
+    )
+    assert shows_a_graph(page.page, index), status.text_content()
+    expect(status).not_to_have_attribute("data-state", "error")
     root.screenshot(path=str(artifacts / "drawn-after-hidden.png"))
