@@ -98,8 +98,9 @@ async function download(channel: KernelChannel, key: string): Promise<AssetBundl
 }
 
 /**
- * The bundle stored under `key`, asked of the kernel by the first view that needs it. If that view closes before the answer comes, a view still waiting asks
- * again on its own channel instead of failing with the closed view's error.
+ * The bundle stored under `key`, asked of the kernel by the first view that needs it. If that view
+ * closes before the answer comes, a view still waiting asks again on its own channel instead of
+ * failing with the closed view's error.
  */
 export function getAssets(key: string, channel: KernelChannel): Promise<AssetBundle> {
   if (!key) return Promise.reject(new RequestError("No viewer asset key yet: the kernel has not said which viewer to show."));

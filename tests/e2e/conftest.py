@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,6 +124,7 @@ class RecordedPage:
         self.requests: list[str] = []
         self.console_errors: list[str] = []
         self.console_messages: list[str] = []  # every type (Chromium's WebGL warnings are "warning")
+        self.settled_s = 0.0  # notebook_session: seconds from Run All to every widget settled
         self.context.on("request", lambda request: self.requests.append(request.url))
         self.page.on("console", self._on_console)
         self.page.on("pageerror", lambda error: self.console_errors.append(f"uncaught: {error}"))
@@ -240,22 +242,28 @@ def notebook_session(
     color_scheme: str = "light",
     count_listeners: bool = False,
     init_script: str | None = None,
+    on_page: Callable[[RecordedPage], None] | None = None,
 ) -> Iterator[tuple[RecordedPage, KernelAccess]]:
     """Writes ``cells`` as a notebook, opens it, runs every cell and waits for ``widgets`` widgets.
 
-    ``init_script`` runs in every frame of the page before the frame's own scripts."""
+    ``init_script`` runs in every frame of the page before the frame's own scripts; ``on_page(page)``
+    before the notebook opens (to listen to the page from its first request)."""
     notebook = server.write_notebook(name, cells)
     page = RecordedPage(browser, color_scheme=color_scheme)
     if count_listeners:
         page.count_window_listeners()
     if init_script:
         page.context.add_init_script(init_script)
+    if on_page:
+        on_page(page)
     try:
         open_notebook(page.page, server, notebook)
         kernel = server.kernel_for(notebook)
         try:
+            started = time.monotonic()
             run_all_cells(page.page)
             page.page.wait_for_function(SETTLED, arg=widgets, timeout=240_000)
+            page.settled_s = time.monotonic() - started
             yield page, kernel
         finally:
             kernel.close()

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from ipaddress import ip_address
 from pathlib import Path
@@ -58,6 +59,33 @@ def is_loopback_url(url: str) -> bool:
         return ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def wait_until_serving(
+    process: subprocess.Popen[bytes], log_path: Path, ready: Callable[[], object], what: str, timeout: float
+) -> None:
+    """Returns once ``ready()`` stops raising OSError; raises with the end of the log if ``process``
+    exits first or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited: {log_path.read_text()[-3000:]}")
+        try:
+            ready()
+            return
+        except OSError:
+            time.sleep(0.3)
+    raise TimeoutError(f"{what} did not start: {log_path.read_text()[-3000:]}")
+
+
+def stop_process(process: subprocess.Popen[bytes] | None) -> None:
+    """Terminates ``process`` if it still runs, and kills it if it has not ended after 20 s."""
+    if process and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            process.kill()
 
 
 @dataclass
@@ -120,26 +148,20 @@ class JupyterServer:
             command, env=env, stdout=self._log, stderr=subprocess.STDOUT, cwd=self.root
         )
         self.runtime_dir = state / "runtime"
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"jupyter {self.app} exited: {self.log_path.read_text()[-3000:]}")
-            try:
-                self.api("GET", "/api/status")
-                return self
-            except OSError:
-                time.sleep(0.3)
-        raise TimeoutError(f"jupyter {self.app} did not start: {self.log_path.read_text()[-3000:]}")
+        wait_until_serving(
+            self.process,
+            self.log_path,
+            lambda: self.api("GET", "/api/status"),
+            f"jupyter {self.app}",
+            timeout,
+        )
+        return self
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
             for kernel in self.api("GET", "/api/kernels"):
                 self.api("DELETE", f"/api/kernels/{kernel['id']}")
-            self.process.terminate()
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        stop_process(self.process)
         self._log.close()
 
     def api(self, method: str, path: str, body: Any = None) -> Any:

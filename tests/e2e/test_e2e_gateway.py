@@ -12,7 +12,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,8 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SETTLED, NotebookSession, RecordedPage
-from harness import JupyterServer, alt_click_search_result, free_port, open_notebook, run_all_cells
+from conftest import NotebookSession, RecordedPage, notebook_session
+from harness import (
+    JupyterServer,
+    alt_click_search_result,
+    free_port,
+    stop_process,
+    wait_until_serving,
+)
 from pixels import shows_a_graph
 from playwright.sync_api import expect
 
@@ -78,24 +83,15 @@ class KernelGateway:
         self.process = subprocess.Popen(
             command, env=env, stdout=self._log, stderr=subprocess.STDOUT, cwd=self.root
         )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"kernelgateway exited: {self.log_path.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/api", timeout=5):
-                    return self
-            except OSError:
-                time.sleep(0.3)
-        raise TimeoutError(f"kernelgateway did not start: {self.log_path.read_text()[-3000:]}")
+
+        def answers() -> None:
+            urllib.request.urlopen(f"{self.url}/api", timeout=5).close()
+
+        wait_until_serving(self.process, self.log_path, answers, "kernelgateway", timeout)
+        return self
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        stop_process(self.process)
         self._log.close()
 
 
@@ -145,24 +141,14 @@ def drawn_notebook(
     server: JupyterServer, browser: Any, name: str
 ) -> Iterator[tuple[NotebookSession, Measured]]:
     """The notebook of CELLS opened and run, both widgets settled; the page's kernel socket measured."""
-    notebook = server.write_notebook(name, CELLS)
-    page = RecordedPage(browser)
     measured = Measured()
-    page.page.on("websocket", measured.record)
-    try:
-        open_notebook(page.page, server, notebook)
-        kernel = server.kernel_for(notebook)
-        try:
-            started = time.monotonic()
-            run_all_cells(page.page)
-            page.page.wait_for_function(SETTLED, arg=2, timeout=240_000)
-            measured.first_draw_s = time.monotonic() - started
-            yield NotebookSession(page, kernel), measured
-        finally:
-            kernel.close()
-    finally:
-        page.close()
-        server.shut_down_notebook(notebook)
+
+    def listen(page: RecordedPage) -> None:
+        page.page.on("websocket", measured.record)
+
+    with notebook_session(server, browser, name, CELLS, widgets=2, on_page=listen) as (page, kernel):
+        measured.first_draw_s = page.settled_s
+        yield NotebookSession(page, kernel), measured
 
 
 @pytest.fixture(scope="module")

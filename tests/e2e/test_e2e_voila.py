@@ -8,7 +8,6 @@ import re
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import nbformat
 import pytest
 from conftest import RecordedPage
-from harness import alt_click_search_result, free_port, is_loopback_url
+from harness import alt_click_search_result, free_port, is_loopback_url, stop_process, wait_until_serving
 from playwright.sync_api import expect
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -65,23 +64,14 @@ class Voila:
             cwd=notebook.parent,
         )
         self.url = f"http://127.0.0.1:{self.port}/"
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"voila exited: {self.log_path.read_text()[-3000:]}")
-            try:  # listening (a GET of the page would already start a kernel)
-                socket.create_connection(("127.0.0.1", self.port), timeout=2).close()
-                return
-            except OSError:
-                time.sleep(0.3)
-        raise TimeoutError(f"voila did not start: {self.log_path.read_text()[-3000:]}")
+
+        def listening() -> None:  # enough: a GET of the page would already start a kernel
+            socket.create_connection(("127.0.0.1", self.port), timeout=2).close()
+
+        wait_until_serving(self.process, self.log_path, listening, "voila", 90)
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        stop_process(self.process)
         self._log.close()
 
 

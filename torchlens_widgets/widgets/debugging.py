@@ -59,6 +59,10 @@ class DebuggingWidget(ViewerWidget):
             )
         return DebugResult(status=self.debug_status, labels=labels), []
 
+    def _show_answer(self, status: str, label: str | None) -> None:
+        """An answer's status line, after selecting its op (``label``) when there is one."""
+        self.set_trait("debug_status", status + (self._select_answer(label) if label is not None else ""))
+
     def _select_answer(self, label: str) -> str:
         """Select an answer's op; the status suffix when this view does not draw it."""
         try:

@@ -123,10 +123,7 @@ class Diff(DebuggingWidget):
         None when nothing diverged.
         """
         answer = _debug.first_divergence(self.log_a, self.log_b, rtol=rtol, atol=atol)
-        status = answer.status
-        if answer.label is not None:
-            status += self._select_answer(answer.label)
-        self.set_trait("debug_status", status)
+        self._show_answer(answer.status, answer.label)
         return answer.pair
 
     def highlight(self, names: str | Iterable[str] | None) -> Diff:

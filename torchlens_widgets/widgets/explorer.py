@@ -214,20 +214,14 @@ class Explorer(DebuggingWidget):
                 "w.baseline = <another trace of this model> (or use tlw.diff(a, b).first_divergence())."
             )
         answer = _debug.first_divergence(self._log, self.baseline, rtol=rtol, atol=atol)
-        status = answer.status
-        if answer.record_a is not None and answer.label is not None:
-            status += self._select_answer(answer.label)
-        self.set_trait("debug_status", status)
+        self._show_answer(answer.status, answer.label if answer.record_a is not None else None)
         return answer.pair
 
     def first_nonfinite(self) -> Any:
         """torchlens' first op whose saved output holds a NaN or an Inf (``log.find_nan()``, the op
         behind ``log.first_nonfinite()``): selects and centres it and returns its record, or None."""
         answer = self._nonfinite_answer()
-        status = answer.status
-        if answer.label is not None:
-            status += self._select_answer(answer.label)
-        self.set_trait("debug_status", status)
+        self._show_answer(answer.status, answer.label)
         return answer.record
 
     def highlight(self, names: str | Iterable[str] | None) -> Explorer:
