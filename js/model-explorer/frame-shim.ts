@@ -274,8 +274,10 @@ function holdsAPicture(canvas: HTMLCanvasElement): boolean {
   // The app's own side panel (NODE INFO, ATTRIBUTES; GRAPH INFO in a split pane) takes 370 px of
   // each pane and shows what the widget's inspector shows. Start it closed: its own hide toggle is
   // clicked once, as soon as a panel appears (before the graph's first fit), so the user's toggle
-  // still opens it, and a panel the user opened stays open. The web app has no setting or query
-  // field for this (its config's hideInfoPanel removes the panel for good).
+  // still opens it, and a panel the user opened stays open: after the user's first press on a toggle
+  // nothing is closed any more (the app may render a panel element again after it, which was then
+  // closed under the user's hand). The web app has no setting or query field for this (its config's
+  // hideInfoPanel removes the panel for good).
   if (config.infoPanelClosed) {
     const closedOnce = new WeakSet<Element>();
     const closePanels = () => {
@@ -286,10 +288,18 @@ function holdsAPicture(canvas: HTMLCanvasElement): boolean {
         toggle.click();
       }
     };
-    new MutationObserver(closePanels).observe(document, { childList: true, subtree: true });
+    const closing = new MutationObserver(closePanels);
+    closing.observe(document, { childList: true, subtree: true });
+    const userToggled = (event: Event) => {
+      const target = event.target instanceof Element ? event.target : null;
+      if (!event.isTrusted || !target?.closest("info-panel .hide-toggle")) return;
+      closing.disconnect();
+      document.removeEventListener("pointerdown", userToggled, true);
+    };
+    document.addEventListener("pointerdown", userToggled, true);
   }
 
-  // The widget's room: fit the graph when the frame changes size for good (maximize, restore); a PNG of
+  // The widget's layout: fit the graph when the frame changes size for good (maximize, restore); a PNG of
   // the graph canvases (both panes of a diff, where they are on screen) for "save image"; Escape
   // reaches the page, which restores a maximized widget.
   const graphImage = async (): Promise<Blob> => {
