@@ -13,9 +13,9 @@ downloaded): GPT-2 small, BERT base, ViT base, GPT-2 with 48 layers (64 wide), a
   - cell execution -> graph rendered inline (first widget on a fresh page, where the viewer's assets
     cross the widget channel; a later one, its cell run as soon as the first drew; for Model Explorer
     also a next one, its cell run NEXT_CELL_PAUSE_S later, as a reader runs the next cell, by when
-    an app is parked for it: js/model-explorer/spare.ts), against the same graph in the same viewer served by
-    its own package (Model Explorer's server from ai-edge-model-explorer, netron.serve) and opened in
-    a plain page (navigation -> rendered);
+    an app is parked for it: js/model-explorer/parked-app.ts), against the same graph in the same
+    viewer served by its own package (Model Explorer's server from ai-edge-model-explorer,
+    netron.serve) and opened in a plain page (navigation -> rendered);
   - bytes: over the widget channel for the first and a later widget; HTTP bodies of the served page;
   - a click in the viewer -> on_select in the kernel -> status line updated in the browser;
   - kernel memory held per widget (tracemalloc and resident set), against the bare export;
@@ -234,7 +234,7 @@ RATIOS = {
     "me_vscode_bytes_ratio": ("me_vscode_bytes", "me_lab_ws_bytes"),
 }
 # A reader runs the next cell seconds after the last graph drew: by then a Model Explorer app is
-# parked for it (js/model-explorer/spare.ts parks one once the page has been quiet for 1.5 s).
+# parked for it (js/model-explorer/parked-app.ts parks one once the page has been quiet for 1.5 s).
 NEXT_CELL_PAUSE_S = 3.0
 # Which widgets inline() times, per viewer: the first on a fresh page, a later one run at once, and
 # (Model Explorer, which parks an app) a next one run NEXT_CELL_PAUSE_S after the last drew.

@@ -1,7 +1,8 @@
 // The diff view (tlw.diff): two captures side by side, no overlay control (the diff colours the
 // panes), its summary and largest deltas, and three inspectors under the panes: the selection in
 // capture a, in capture b, and what changed between them.
-import type { TraitsModel, ViewKind } from "./graph-view";
+import type { TraitsModel } from "./traits";
+import type { ViewKind } from "./view-kind";
 import { InspectorPanel } from "./inspector";
 import type { TopDelta } from "./traits";
 

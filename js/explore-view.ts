@@ -1,5 +1,6 @@
 // The explore view (tlw.explore): one graph, its overlay control, one inspector beside it.
-import type { TraitsModel, ViewKind } from "./graph-view";
+import type { TraitsModel } from "./traits";
+import type { ViewKind } from "./view-kind";
 import { InspectorPanel } from "./inspector";
 
 export const exploreView: ViewKind = {

@@ -1,4 +1,4 @@
-// The room the graph gets: the divider between the graph and the inspector (drag it, or focus it and
+// The inspector's layout beside the graph: the divider between the graph and the inspector (drag it, or focus it and
 // use the arrow keys), the fold that shrinks the inspector to a thin strip, and maximize (the widget
 // fills the notebook window; Escape or the button restores it). State lives in the model's traits
 // (inspector_width, inspector_collapsed, maximized): the caller passes changes on and back.
@@ -27,7 +27,7 @@ export function widthForKey(key: string, shift: boolean, width: number, availabl
   return null;
 }
 
-export interface RoomEvents {
+export interface InspectorLayoutEvents {
   /** The user set the inspector's width (px), by drag or keys: at the end of a drag, once. */
   onWidth: (width: number) => void;
   onCollapsed: (collapsed: boolean) => void;
@@ -45,7 +45,7 @@ function button(className: string): HTMLButtonElement {
  * The divider and fold of one widget. `side` is the inspector column (explore view) or the row of
  * inspectors under the panes (diff view, `resizable` false: only the fold applies).
  */
-export class Room {
+export class InspectorLayout {
   readonly divider: HTMLDivElement;
   private readonly fold: HTMLButtonElement;
   private width = 0;
@@ -63,7 +63,7 @@ export class Room {
     private readonly main: HTMLElement,
     private readonly side: HTMLElement,
     private readonly resizable: boolean,
-    private readonly events: RoomEvents,
+    private readonly events: InspectorLayoutEvents,
   ) {
     this.divider = document.createElement("div");
     this.divider.className = "tlw-divider";

@@ -34,6 +34,11 @@ export function kernelOf(widgetManager: unknown): KernelLike | null {
   return kernel && typeof kernel === "object" ? (kernel as KernelLike) : null;
 }
 
+/** Requests queue behind running cells: a busy kernel is waited for, not reported as gone. */
+export function kernelBusy(widgetManager: unknown): boolean {
+  return kernelOf(widgetManager)?.status === "busy";
+}
+
 /**
  * Calls `onLost` once the kernel restarts or dies (permanent), and `onConnection(false/true)` while
  * the connection to it drops and comes back (a remote kernel's network blip keeps its comms).

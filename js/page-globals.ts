@@ -16,8 +16,8 @@ export const PAGE_GLOBALS = {
   Transfers: 1,
   /** js/frame-budget.ts: Set of the explorers holding WebGL contexts (unchanged since 0.1.0). */
   LiveFrames: 1,
-  /** js/model-explorer/spare.ts: the parked Model Explorer frame's slot (it holds an AssetBundle, and since 3 the count of draws in flight). */
-  Spare: 3,
+  /** js/model-explorer/parked-app.ts: the parked Model Explorer frame's slot (it holds an AssetBundle, and since 3 the count of draws in flight). */
+  ParkedApp: 3,
 } as const;
 
 export type PageGlobalName = keyof typeof PAGE_GLOBALS;

@@ -19,7 +19,7 @@ export const PICTURE_MAX_CHARS = 40_000;
 /** The colour of highlighted nodes in both viewers (Model Explorer's node style, Netron's border). */
 export const HIGHLIGHT_COLOUR = "#D81B60";
 
-/** The inspector's default width beside the graph, and the narrowest it can be dragged to (js/room.ts). */
+/** The inspector's default width beside the graph, and the narrowest it can be dragged to (js/inspector-layout.ts). */
 export const INSPECTOR_WIDTH = 320;
 export const MIN_INSPECTOR_WIDTH = 160;
 

@@ -76,7 +76,7 @@ export const STYLES =
 .tlw-button:hover { border-color: var(--jp-brand-color1, #1976d2); }
 .tlw-root button:focus-visible, .tlw-root select:focus-visible, .tlw-divider:focus-visible {
   outline: 2px solid var(--jp-brand-color1, #1976d2); outline-offset: 1px; }
-/* The divider between the graph and the inspector (js/room.ts): drag it, or arrow keys when focused. */
+/* The divider between the graph and the inspector (js/inspector-layout.ts): drag it, or arrow keys when focused. */
 .tlw-divider { position: relative; flex: 0 0 8px; box-sizing: border-box; cursor: col-resize; touch-action: none;
   background: var(--jp-layout-color2, #f5f5f5); border-left: 1px solid var(--jp-border-color2, #d0d0d0); }
 .tlw-divider:hover, .tlw-root[data-dragging="true"] .tlw-divider { background: var(--jp-border-color2, #d0d0d0); }

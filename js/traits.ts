@@ -1,6 +1,8 @@
 // The widget's traits as the kernel syncs them (torchlens_widgets: the Explorer and Diff widgets).
 // State travels in traits; bytes travel in requests (js/protocol.ts).
 
+import type { AnyModel } from "@anywidget/types";
+
 export interface WidgetTraits {
   viewer: string;
   granularity: string;
@@ -23,7 +25,7 @@ export interface WidgetTraits {
   _kind?: string;
   summary: { line?: string; top?: TopDelta[] };
   selected_labels: [string, string];
-  /** The inspector's width in px beside the graph, folded to a strip, the widget maximized (js/room.ts). */
+  /** The inspector's width in px beside the graph, folded to a strip, the widget maximized (js/inspector-layout.ts). */
   inspector_width: number;
   inspector_collapsed: boolean;
   maximized: boolean;
@@ -89,3 +91,14 @@ export const WIDGET_TRAIT_NAMES = [
 
 type UnlistedTrait = Exclude<keyof WidgetTraits, (typeof WIDGET_TRAIT_NAMES)[number]>;
 export const EVERY_TRAIT_LISTED: [UnlistedTrait] extends [never] ? true : UnlistedTrait = true;
+
+/** The widget's model as a view holds it. */
+export type TraitsModel = AnyModel<WidgetTraits>;
+
+/** Listens to each model event with its handler; returns what removes exactly these. */
+export function listen(model: TraitsModel, handlers: [string, () => void][]): () => void {
+  for (const [event, handler] of handlers) model.on(event, handler);
+  return () => {
+    for (const [event, handler] of handlers) model.off(event, handler);
+  };
+}

@@ -48,7 +48,7 @@ export type StatusState = "loading" | "ready" | "error" | "disconnected" | "paus
 export class WidgetView {
   readonly root: HTMLDivElement;
   readonly body: HTMLDivElement;
-  /** The viewer's body and, beside (or under) it, the side panel (js/room.ts splits them). */
+  /** The viewer's body and, beside (or under) it, the side panel (js/inspector-layout.ts splits them). */
   readonly main: HTMLDivElement;
   /** The side panel attachSide() put in, if any. */
   side: HTMLElement | null = null;

@@ -4,7 +4,7 @@ import { gunzip, gunzipText } from "./bytes";
 import type { Graph } from "./draw-inputs";
 import type { FrameBridge } from "./frame-bridge";
 import { ModelExplorerFrame, type ModelExplorerGraph } from "./model-explorer/bridge";
-import { adoptSpare, drawStarted } from "./model-explorer/spare";
+import { adoptParkedApp, drawStarted } from "./model-explorer/parked-app";
 import { NetronFrame } from "./netron/bridge";
 import { checkExport, saveFile } from "./netron/export";
 import type { GraphReply, NetronGraphReply, Viewer } from "./protocol";
@@ -39,7 +39,7 @@ export interface ViewerFrame {
 export type ImageFormat = "png" | "svg";
 
 /** What the widget adds to a viewer frame: its image export, its fit and its picture. */
-interface FrameRoom {
+interface FrameTools {
   imageFormats: ImageFormat[];
   saveImage: (format: ImageFormat) => Promise<void>;
   fit: () => void;
@@ -51,13 +51,13 @@ function viewerFrame(
   viewer: Viewer,
   frame: FrameBridge,
   replace: (graph: Graph) => Promise<number> | null,
-  room: FrameRoom,
+  tools: FrameTools,
   highlight: (nodeIds: string[]) => void = () => undefined,
   /** Ends the draws of a frame closed before it drew (the page's count of draws in flight). */
   closed: () => void = () => undefined,
 ): ViewerFrame {
   return {
-    ...room,
+    ...tools,
     viewer,
     get rendered() {
       return frame.rendered;
@@ -106,7 +106,7 @@ function expect<K extends GraphReply["kind"]>(reply: GraphReply, ...kinds: K[]):
  * is on its way: Netron's opens queue until it is up; Model Explorer's app compiles meanwhile and
  * starts with its start query (the panes' labels and graph ids, from the graph) when the graph lands.
  * Where `takesParkedApp` (a start query that needs nothing from the graph), an app booted ahead is
- * taken instead, if the page has one (js/model-explorer/spare.ts).
+ * taken instead, if the page has one (js/model-explorer/parked-app.ts).
  */
 export function createViewer(
   viewer: Viewer,
@@ -116,7 +116,7 @@ export function createViewer(
   takesParkedApp: boolean,
   { onSelect, onContextLost, onNotice, onEscape }: ViewerEvents,
 ): ViewerFrame {
-  const drawEnds = drawStarted(); // a spare Model Explorer app boots only while no frame draws
+  const drawEnds = drawStarted(); // a parked app Model Explorer app boots only while no frame draws
   if (viewer === "netron") {
     const files = pendingGraph.then(async (graph) => {
       const reply = expect(graph.reply, "netron");
@@ -125,7 +125,7 @@ export function createViewer(
     const frame = new NetronFrame(container, { bundle, files, onSelect, onNotice, onEscape });
     void frame.rendered.finally(() => drawEnds()).catch(() => undefined);
     let redrawEnds = () => {};
-    const room: FrameRoom = {
+    const tools: FrameTools = {
       imageFormats: ["png", "svg"],
       saveImage: async (format) => frame.exportImage(format), // downloaded when the frame answers
       fit: () => undefined, // Netron keeps its zoom; its canvas follows the frame's size
@@ -146,7 +146,7 @@ export function createViewer(
           })
           .finally(() => ends());
       },
-      room,
+      tools,
       (names) => frame.setHighlight(names),
       () => {
         drawEnds();
@@ -174,23 +174,24 @@ export function createViewer(
       nodeData: reply.nodeData && nodeDataJson ? [{ name: reply.nodeData.name, json: nodeDataJson, pane: 0 }] : [],
     };
   });
-  // An app parked ahead (spare.ts) has booted already: it is taken where it can show this graph.
+  // An app parked ahead (parked-app.ts) has booted already: it is taken where it can show this graph.
   const adopting = { graph, onSelect, onContextLost, onEscape };
-  const frame = (takesParkedApp && adoptSpare(bundle, container, adopting)) || new ModelExplorerFrame(container, { bundle, ...adopting });
+  const frame =
+    (takesParkedApp && adoptParkedApp(bundle, container, adopting)) || new ModelExplorerFrame(container, { bundle, ...adopting });
   void frame.rendered.finally(() => drawEnds(bundle)).catch(() => undefined);
   // A fresh frame for a new graph keeps the app's view state consistent with the new collection.
   return viewerFrame(
     viewer,
     frame,
     () => null,
-    modelExplorerRoom(frame, () => label),
+    modelExplorerTools(frame, () => label),
     undefined,
     () => drawEnds(),
   );
 }
 
 /** Model Explorer's image is a PNG of its graph canvas, made in the frame and downloaded by this page. */
-function modelExplorerRoom(frame: ModelExplorerFrame, name: () => string): FrameRoom {
+function modelExplorerTools(frame: ModelExplorerFrame, name: () => string): FrameTools {
   return {
     imageFormats: ["png"],
     async saveImage() {

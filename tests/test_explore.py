@@ -11,7 +11,7 @@ import torchlens as tl
 from view_requests import ask
 
 import torchlens_widgets as tlw
-from torchlens_widgets import _versions
+from torchlens_widgets import _viewer_versions
 from torchlens_widgets.graph_model import model_explorer_payload
 from torchlens_widgets.viewers import model_explorer as _me
 
@@ -199,7 +199,7 @@ def test_explore_returns_before_torchlens_exports(tiny_log, monkeypatch):
 
 
 def test_unsupported_viewer_version_names_installed_and_supported(tiny_log, monkeypatch):
-    monkeypatch.setattr(_versions.metadata, "version", lambda dist: "0.3.0")
+    monkeypatch.setattr(_viewer_versions.metadata, "version", lambda dist: "0.3.0")
     _me.model_explorer_assets.cache_clear()
     try:
         with pytest.raises(tlw.ViewerAssetsError, match=r"0\.3\.0 is installed.*>=0\.1\.33,<0\.2"):
@@ -210,9 +210,9 @@ def test_unsupported_viewer_version_names_installed_and_supported(tiny_log, monk
 
 def test_missing_viewer_package_names_the_install(tiny_log, monkeypatch):
     def missing(dist):
-        raise _versions.metadata.PackageNotFoundError(dist)
+        raise _viewer_versions.metadata.PackageNotFoundError(dist)
 
-    monkeypatch.setattr(_versions.metadata, "version", missing)
+    monkeypatch.setattr(_viewer_versions.metadata, "version", missing)
     _me.model_explorer_assets.cache_clear()
     try:
         with pytest.raises(tlw.ViewerAssetsError, match="pip install 'ai-edge-model-explorer"):

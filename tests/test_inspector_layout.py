@@ -1,5 +1,6 @@
-"""The room traits (#11): the inspector's width and fold and maximize are the view's to set, remembered
-by the widget (and by save_html), and settable from Python; js/room.ts keeps the same bounds."""
+"""The inspector layout traits (#11): the inspector's width and fold and maximize are the view's
+to set, remembered by the widget (and by save_html), and settable from Python; js/inspector-layout.ts
+keeps the same bounds."""
 
 from __future__ import annotations
 

@@ -97,9 +97,9 @@ def test_missing_asset_names_installed_and_supported_versions(monkeypatch: pytes
 
 
 def test_unsupported_netron_version_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    from torchlens_widgets import _versions
+    from torchlens_widgets import _viewer_versions
 
-    monkeypatch.setattr(_versions.metadata, "version", lambda _name: "8.9.1")
+    monkeypatch.setattr(_viewer_versions.metadata, "version", lambda _name: "8.9.1")
     with pytest.raises(ViewerAssetsError, match=r"netron 8\.9\.1 is installed.*>=9\.2,<10"):
         netron_assets.__wrapped__()
 

@@ -17,7 +17,7 @@ from importlib.resources.abc import Traversable
 from ._errors import ViewerAssetsError
 from ._gzip_json import gzip_bytes
 from ._protocol import AssetFile, AssetsParams, AssetsResult, Reply, Role, ViewerName
-from ._versions import SUPPORTED
+from ._viewer_versions import SUPPORTED
 
 
 @dataclass(frozen=True)

@@ -281,7 +281,8 @@ LineageDirection = Literal["upstream", "downstream"]
 HIGHLIGHT_COLOUR = "#D81B60"
 HIGHLIGHT_STYLE = {"borderColor": HIGHLIGHT_COLOUR, "borderWidth": 3}
 
-# The inspector's default width beside the graph, and the narrowest it can be dragged to (js/room.ts).
+# The inspector's default width beside the graph, and the narrowest it can be dragged to
+# (js/inspector-layout.ts).
 INSPECTOR_WIDTH = 320
 MIN_INSPECTOR_WIDTH = 160
 

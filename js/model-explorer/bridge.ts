@@ -4,7 +4,7 @@
 // The frame starts as soon as the widget knows it shows Model Explorer: it receives the app's files
 // and compiles its scripts while the kernel is still sending the graph, and the app starts (with its
 // start query, which names the graph's panes) when the graph lands. A frame parked ahead of need
-// (./spare.ts) starts its app at once instead, with a query that needs nothing from the graph; the
+// (./parked-app.ts) starts its app at once instead, with a query that needs nothing from the graph; the
 // app then asks for the graph, and is answered when the view that adopts the frame has it.
 //
 // Isolation: the frame has sandbox="allow-scripts" and so an opaque origin. Chromium runs such a frame
@@ -153,9 +153,9 @@ function urlName(name: string): string {
 }
 
 /** A parked frame's class until a view takes it (it is no widget's "tlw-frame" yet). */
-const PARKED_CLASS = "tlw-spare-frame";
+const PARKED_CLASS = "tlw-parked-frame";
 
-/** What a view gives the parked frame it takes (see js/model-explorer/spare.ts). */
+/** What a view gives the parked frame it takes (see js/model-explorer/parked-app.ts). */
 export type AdoptOptions = Pick<ModelExplorerFrameOptions, "graph" | "onSelect" | "onContextLost" | "onEscape">;
 
 export class ModelExplorerFrame extends FrameBridge {

@@ -4,10 +4,10 @@
 // two cores. (Starting each explorer's app as its cell runs instead was measured: the boot then
 // competes with the kernel's export for the same cores, and no draw came sooner.)
 //
-// A spare is made once no viewer frame has drawn for QUIET_MS, after an explorer has shown the app on
+// A parked app is made once no viewer frame has drawn for QUIET_MS, after an explorer has shown the app on
 // this page, so it never competes with a draw. The browser moves it into the adopting view without
-// reloading it (Element.moveBefore); where it cannot, there is no spare. Until taken it holds no WebGL
-// context (the app makes one for its graph); one nobody takes within SPARE_LIFETIME_MS is dropped,
+// reloading it (Element.moveBefore); where it cannot, there is no parked app. Until taken it holds no WebGL
+// context (the app makes one for its graph); one nobody takes within PARKED_LIFETIME_MS is dropped,
 // and its memory with it.
 import type { AssetBundle } from "../assets";
 import { framesMove } from "../frame-bridge";
@@ -16,11 +16,11 @@ import { followHostTheme } from "../theme";
 import { type AdoptOptions, ModelExplorerFrame } from "./bridge";
 
 const QUIET_MS = 1500;
-const SPARE_LIFETIME_MS = 10 * 60 * 1000;
-/** Bumped when a spare's shape or its frame's adopt() changes: a page may run two builds' widgets. */
-const SPARE_FORMAT = 1;
+const PARKED_LIFETIME_MS = 10 * 60 * 1000;
+/** Bumped when a parked app's shape or its frame's adopt() changes: a page may run two builds' widgets. */
+const PARKED_FORMAT = 1;
 
-interface Spare {
+interface ParkedApp {
   format: number;
   key: string;
   frame: ModelExplorerFrame;
@@ -29,26 +29,26 @@ interface Spare {
   expiry: number;
 }
 
-/** One spare per page: it lives on globalThis (js/page-globals.ts), as each widget may load its own copy of this module. */
-interface SpareSlot {
-  spare: Spare | null;
+/** One parked app per page: it lives on globalThis (js/page-globals.ts), as each widget may load its own copy of this module. */
+interface ParkedSlot {
+  parked: ParkedApp | null;
   quietTimer: number;
   /** Viewer frames drawing now, on this page (Netron's redraws in place included). */
   drawing: number;
-  /** Model Explorer's app as the page has it (a spare is made only once an explorer has shown it). */
+  /** Model Explorer's app as the page has it (a parked app is made only once an explorer has shown it). */
   bundle: AssetBundle | null;
 }
 
-function isSlot(held: unknown): held is SpareSlot {
-  return isRecord(held) && "spare" in held && "quietTimer" in held && "drawing" in held && "bundle" in held;
+function isSlot(held: unknown): held is ParkedSlot {
+  return isRecord(held) && "parked" in held && "quietTimer" in held && "drawing" in held && "bundle" in held;
 }
 
-function slot(): SpareSlot {
-  return pageGlobal("Spare", () => ({ spare: null, quietTimer: 0, drawing: 0, bundle: null }), isSlot);
+function slot(): ParkedSlot {
+  return pageGlobal("ParkedApp", () => ({ parked: null, quietTimer: 0, drawing: 0, bundle: null }), isSlot);
 }
 
 /**
- * A viewer frame starts drawing (either viewer): no spare boots until every draw in flight on the page
+ * A viewer frame starts drawing (either viewer): no parked app boots until every draw in flight on the page
  * has ended. Returns what ends this draw (once: a frame closed before it drew ends it too).
  */
 export function drawStarted(): (bundle?: AssetBundle) => void {
@@ -65,7 +65,7 @@ export function drawStarted(): (bundle?: AssetBundle) => void {
 }
 
 /**
- * A viewer frame is done drawing (`bundle`: Model Explorer's app, if it was an explorer): a spare is
+ * A viewer frame is done drawing (`bundle`: Model Explorer's app, if it was an explorer): a parked app is
  * parked once no frame has drawn for QUIET_MS, if an explorer has shown the app on this page.
  */
 export function drawEnded(bundle?: AssetBundle): void {
@@ -79,10 +79,10 @@ export function drawEnded(bundle?: AssetBundle): void {
 
 function park(bundle: AssetBundle): void {
   const page = slot();
-  if (page.spare?.format === SPARE_FORMAT && page.spare.key === bundle.key && page.spare.holder.isConnected) return;
-  dropSpare();
+  if (page.parked?.format === PARKED_FORMAT && page.parked.key === bundle.key && page.parked.holder.isConnected) return;
+  dropParkedApp();
   const holder = document.createElement("div");
-  holder.className = "tlw-spare";
+  holder.className = "tlw-parked-app";
   holder.inert = true; // out of the tab order and the accessibility tree until adopted
   // A widget's size while the app boots (it fits itself to the view that takes it), unseen and never hit.
   holder.style.cssText = "position:fixed;left:0;top:0;width:800px;height:600px;opacity:0;pointer-events:none;z-index:-1;overflow:hidden";
@@ -90,33 +90,33 @@ function park(bundle: AssetBundle): void {
   // The same light or dark as the widgets, which the app reads as it starts.
   const stopTheme = followHostTheme(holder);
   const frame = ModelExplorerFrame.parked(holder, bundle);
-  const expiry = window.setTimeout(dropSpare, SPARE_LIFETIME_MS);
-  page.spare = { format: SPARE_FORMAT, key: bundle.key, frame, holder, stopTheme, expiry };
+  const expiry = window.setTimeout(dropParkedApp, PARKED_LIFETIME_MS);
+  page.parked = { format: PARKED_FORMAT, key: bundle.key, frame, holder, stopTheme, expiry };
 }
 
-function release(taken: Spare): void {
+function release(taken: ParkedApp): void {
   window.clearTimeout(taken.expiry);
   taken.stopTheme();
   taken.holder.remove();
 }
 
-function dropSpare(): void {
+function dropParkedApp(): void {
   const page = slot();
-  const dropped = page.spare;
+  const dropped = page.parked;
   if (!dropped) return;
-  page.spare = null;
+  page.parked = null;
   dropped.frame.dispose();
   release(dropped);
 }
 
 /** The parked app for `bundle`, moved into `container` to show the view's graph; null if there is none. */
-export function adoptSpare(bundle: AssetBundle, container: HTMLElement, options: AdoptOptions): ModelExplorerFrame | null {
+export function adoptParkedApp(bundle: AssetBundle, container: HTMLElement, options: AdoptOptions): ModelExplorerFrame | null {
   const page = slot();
-  const taken = page.spare;
-  if (taken?.format !== SPARE_FORMAT || taken.key !== bundle.key || !taken.holder.isConnected || !container.isConnected) {
+  const taken = page.parked;
+  if (taken?.format !== PARKED_FORMAT || taken.key !== bundle.key || !taken.holder.isConnected || !container.isConnected) {
     return null;
   }
-  page.spare = null;
+  page.parked = null;
   try {
     taken.frame.adopt(container, options);
   } catch {

@@ -3,14 +3,14 @@
 //
 // Isolation: the frame has sandbox="allow-scripts" and so an opaque origin: it cannot reach the
 // notebook's DOM, cookies, localStorage or kernel, and it cannot load the page's blob: URLs either,
-// so it receives the module texts by postMessage and mints its own (frame-host.ts).
+// so it receives the module texts by postMessage and mints its own (frame-entry.ts).
 import { filesWithRole, textWithRole, type AssetBundle } from "../assets";
 import { FrameBridge, type FrameMessage } from "../frame-bridge";
 import type { NetronOverlay } from "../protocol";
 import { buildFrameDocument, makeNonce, rewriteModule } from "./document";
 import { checkExport, saveFile } from "./export";
 import * as frame from "./protocol";
-import hostSource from "frame:./frame-host.ts";
+import hostSource from "frame:./frame-entry.ts";
 
 export interface NetronModelFile {
   /** File name Netron sees, e.g. "BertModel.onnx.json" (matched as ONNX JSON). */

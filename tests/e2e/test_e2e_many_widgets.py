@@ -91,7 +91,7 @@ RERUN = """async (runs) => {
 
 COUNTS = """() => ({
   frames: document.querySelectorAll("iframe").length,
-  spares: document.querySelectorAll(".tlw-spare").length,
+  parkedApps: document.querySelectorAll(".tlw-parked-app").length,
   widgets: document.querySelectorAll(".tlw-root").length,
   listeners: window.__tlwMessageListeners(),
   live: globalThis.__torchlensWidgetsLiveFrames.size,
@@ -108,8 +108,9 @@ def test_rerunning_a_cell_twenty_times_frees_frames_and_listeners(
             page.page.evaluate(RERUN, times)
             page.page.wait_for_function(SETTLED, arg=1, timeout=120_000)
             # Once the page is quiet a Model Explorer app is parked for the next explorer: counted with
-            # the rest, so a spare left behind by a re-run shows as a leak like any other frame.
-            page.page.wait_for_function("() => document.querySelector('.tlw-spare iframe')", timeout=60_000)
+            # the rest, so a parked app left behind by a re-run shows as a leak like any other frame.
+            parked = "() => document.querySelector('.tlw-parked-app iframe')"
+            page.page.wait_for_function(parked, timeout=60_000)
             page.page.wait_for_timeout(1_000)  # let the replaced views finish closing
             return page.page.evaluate(COUNTS)
 
@@ -118,7 +119,7 @@ def test_rerunning_a_cell_twenty_times_frees_frames_and_listeners(
         after_twenty = rerun(15)
         assert after_five["widgets"] == after_twenty["widgets"] == 1
         assert after_twenty == after_five, (after_five, after_twenty)
-        assert after_five["live"] == after_five["spares"] == 1
+        assert after_five["live"] == after_five["parkedApps"] == 1
         kernel.wait_ready("w")
         assert [text for text in page.console_errors if UPSTREAM not in text] == []
 

@@ -114,7 +114,7 @@ RUN_NEW_CELL = """async (source) => {
   await app.commands.execute("notebook:run-cell");
 }"""
 
-PARKED = "document.querySelector('.tlw-spare iframe.tlw-spare-frame')"
+PARKED = "document.querySelector('.tlw-parked-app iframe.tlw-parked-frame')"
 
 
 def test_a_later_explorer_takes_the_app_parked_for_it(session: Session, artifacts: Any) -> None:
@@ -122,9 +122,9 @@ def test_a_later_explorer_takes_the_app_parked_for_it(session: Session, artifact
     # explorer of one pane without an overlay takes it, and skips the app's boot.
     page = session.page.page
     page.wait_for_function(f"() => {PARKED} !== null", timeout=60_000)
-    holder = page.locator(".tlw-spare")
+    holder = page.locator(".tlw-parked-app")
     assert holder.evaluate("e => e.inert && getComputedStyle(e).opacity === '0'")
-    assert page.locator(".tlw-spare iframe").content_frame.locator("canvas").count() == 0  # no WebGL yet
+    assert page.locator(".tlw-parked-app iframe").content_frame.locator("canvas").count() == 0  # no WebGL yet
     page.evaluate(f"() => {{ {PARKED}.tlwParked = true; }}")
     page.evaluate(RUN_NEW_CELL, "w3 = tlw.explore(log, height=500)\nw3")
     root = page.locator(".tlw-root").nth(2)

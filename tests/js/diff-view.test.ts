@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { deltaText, diffView } from "../../js/diff-view";
-import type { TraitsModel } from "../../js/graph-view";
+import type { TraitsModel } from "../../js/traits";
 import type { TopDelta } from "../../js/traits";
 
 // A run that went NaN is the run a user diffs: its summary's largest deltas are NaN or Inf. JSON has no

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clampWidth, KEY_STEP, MIN_GRAPH_WIDTH, MIN_INSPECTOR_WIDTH, widthForKey } from "../../js/room";
+import { clampWidth, KEY_STEP, MIN_GRAPH_WIDTH, MIN_INSPECTOR_WIDTH, widthForKey } from "../../js/inspector-layout";
 
 describe("clampWidth", () => {
   it("keeps the inspector between its narrowest and what leaves the graph its minimum", () => {

@@ -30,7 +30,7 @@ afterEach(() => {
 describe("page-wide globals of two builds on one page", () => {
   it("keeps this build's asset cache under a key of its own shape", () => {
     expect(pageGlobalKey("Assets")).toBe("__torchlensWidgetsAssets_v2");
-    expect(pageGlobalKey("Spare")).toBe("__torchlensWidgetsSpare_v3");
+    expect(pageGlobalKey("ParkedApp")).toBe("__torchlensWidgetsParkedApp_v3");
     // Unchanged shapes stay where older builds keep them, shared with them.
     expect(pageGlobalKey("LiveFrames")).toBe("__torchlensWidgetsLiveFrames");
   });

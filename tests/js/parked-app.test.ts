@@ -26,12 +26,12 @@ class FakeFrame {
   }
 }
 vi.mock("../../js/model-explorer/bridge", () => ({ ModelExplorerFrame: FakeFrame }));
-const { adoptSpare, drawEnded, drawStarted } = await import("../../js/model-explorer/spare");
+const { adoptParkedApp, drawEnded, drawStarted } = await import("../../js/model-explorer/parked-app");
 
 const bundle = (key: string) => ({ key }) as AssetBundle;
 const APP = bundle("model-explorer@1:a");
 const adoptOptions = { graph: new Promise<never>(() => {}), onSelect: () => {} };
-const spares = () => document.querySelectorAll(".tlw-spare");
+const parkedApps = () => document.querySelectorAll(".tlw-parked-app");
 
 function view(): HTMLElement {
   const container = document.createElement("div");
@@ -46,7 +46,7 @@ describe("the Model Explorer app parked for the next explorer", () => {
     made.length = 0;
   });
   afterEach(() => {
-    adoptSpare(APP, view(), adoptOptions); // whatever is parked is taken, so each case starts bare
+    adoptParkedApp(APP, view(), adoptOptions); // whatever is parked is taken, so each case starts bare
     vi.useRealTimers();
     document.body.replaceChildren();
     delete (Element.prototype as { moveBefore?: unknown }).moveBefore;
@@ -57,11 +57,11 @@ describe("the Model Explorer app parked for the next explorer", () => {
     vi.advanceTimersByTime(1000);
     const netronEnds = drawStarted(); // another frame draws: no app boots beside it
     vi.advanceTimersByTime(5000);
-    expect(spares()).toHaveLength(0);
+    expect(parkedApps()).toHaveLength(0);
     netronEnds(); // a Netron frame: the page has shown Model Explorer's app before
     vi.advanceTimersByTime(1500);
-    expect(spares()).toHaveLength(1);
-    const holder = spares()[0] as HTMLElement;
+    expect(parkedApps()).toHaveLength(1);
+    const holder = parkedApps()[0] as HTMLElement;
     expect(holder.inert).toBe(true);
     expect(holder.style.opacity).toBe("0");
     expect(holder.style.pointerEvents).toBe("none");
@@ -76,25 +76,25 @@ describe("the Model Explorer app parked for the next explorer", () => {
     const second = drawStarted();
     first(APP);
     vi.advanceTimersByTime(5000);
-    expect(spares()).toHaveLength(0); // the second frame still draws
+    expect(parkedApps()).toHaveLength(0); // the second frame still draws
     first(APP); // ending twice counts once
     vi.advanceTimersByTime(5000);
-    expect(spares()).toHaveLength(0);
+    expect(parkedApps()).toHaveLength(0);
     second(); // closed before it drew
     vi.advanceTimersByTime(1500);
-    expect(spares()).toHaveLength(1);
+    expect(parkedApps()).toHaveLength(1);
   });
 
   it("is taken by the next explorer of the same app, once, and leaves nothing behind", () => {
     drawEnded(APP);
     vi.advanceTimersByTime(1500);
-    expect(adoptSpare(bundle("model-explorer@2:b"), view(), adoptOptions)).toBeNull(); // another build's app
+    expect(adoptParkedApp(bundle("model-explorer@2:b"), view(), adoptOptions)).toBeNull(); // another build's app
     const container = view();
-    const taken = adoptSpare(APP, container, adoptOptions) as unknown as FakeFrame;
+    const taken = adoptParkedApp(APP, container, adoptOptions) as unknown as FakeFrame;
     expect(taken).toBe(made[0]);
     expect(taken.adoptedInto).toBe(container);
-    expect(spares()).toHaveLength(0);
-    expect(adoptSpare(APP, view(), adoptOptions)).toBeNull();
+    expect(parkedApps()).toHaveLength(0);
+    expect(adoptParkedApp(APP, view(), adoptOptions)).toBeNull();
   });
 
   it("is dropped when the browser refuses to move it, and the explorer makes its own frame", () => {
@@ -103,9 +103,9 @@ describe("the Model Explorer app parked for the next explorer", () => {
     const refusing = vi.spyOn(FakeFrame.prototype, "adopt").mockImplementation(() => {
       throw new DOMException("moveBefore refused", "HierarchyRequestError");
     });
-    expect(adoptSpare(APP, view(), adoptOptions)).toBeNull();
+    expect(adoptParkedApp(APP, view(), adoptOptions)).toBeNull();
     expect(made[0].disposed).toBe(true);
-    expect(spares()).toHaveLength(0);
+    expect(parkedApps()).toHaveLength(0);
     refusing.mockRestore();
   });
 
@@ -113,7 +113,7 @@ describe("the Model Explorer app parked for the next explorer", () => {
     delete (Element.prototype as { moveBefore?: unknown }).moveBefore;
     drawEnded(APP);
     vi.advanceTimersByTime(60_000);
-    expect(spares()).toHaveLength(0);
+    expect(parkedApps()).toHaveLength(0);
   });
 
   it("is dropped, its memory with it, when nobody takes it for ten minutes", () => {
@@ -121,6 +121,6 @@ describe("the Model Explorer app parked for the next explorer", () => {
     vi.advanceTimersByTime(1500);
     vi.advanceTimersByTime(10 * 60 * 1000);
     expect(made[0].disposed).toBe(true);
-    expect(spares()).toHaveLength(0);
+    expect(parkedApps()).toHaveLength(0);
   });
 });

@@ -15,7 +15,7 @@ from .._errors import ViewerAssetsError
 from .._gzip_json import gzip_json
 from .._protocol import HIGHLIGHT_STYLE, ModelExplorerGraph, Reply, Role
 from .._trace import drawn_id, record_for_label, resolve_name
-from .._versions import checked_version
+from .._viewer_versions import checked_version
 from ..diffing.baseline import BASELINE_ATTR_KEYS, BaselineFacts
 from ..graph_model import ModelExplorerPayload, NodeIndex, model_explorer_payload, validate
 

@@ -46,7 +46,7 @@ from .._torchlens import (
     write_attachment,
 )
 from .._trace import drawn_id, require_trace, resolve_name
-from .._versions import SUPPORTED, checked_version
+from .._viewer_versions import SUPPORTED, checked_version
 
 if TYPE_CHECKING:
     from ..diffing.baseline import BaselineFacts
@@ -80,7 +80,7 @@ GRANULARITIES = ("module", "op", "rolled")
 
 # The Netron files the app loads to open torchlens' ONNX JSON. flatbuffers.js is required even
 # for JSON: onnx.js imports it, and a failed import silently stops ONNX JSON from matching.
-# browser.js and index.js are deliberately absent: they phone home (see js/netron/frame-host.ts).
+# browser.js and index.js are deliberately absent: they phone home (see js/netron/frame-entry.ts).
 NETRON_MODULES = (
     "view.js",
     "base.js",

@@ -49,7 +49,7 @@ class ViewerWidget(BrowserState):
     _browser_reports = REPORTED_TRAITS
 
     height = traitlets.Int(640, min=200).tag(sync=True)
-    # The room: the inspector's width in px beside the graph (its divider sets it), whether it is
+    # The inspector layout: the inspector's width in px beside the graph (its divider sets it), whether it is
     # folded to a thin strip, and whether the widget fills the notebook window (Escape restores).
     # Set from the view as the user drags, folds or maximizes; kept for the widget's life.
     inspector_width = traitlets.Int(INSPECTOR_WIDTH, min=MIN_INSPECTOR_WIDTH).tag(sync=True)

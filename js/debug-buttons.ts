@@ -1,0 +1,48 @@
+// The toolbar's debug questions (first divergence, first non-finite) and the inspector's lineage
+// buttons. Each asks the kernel (`debug`), which does what the Python call does (selects, centres,
+// highlights, sets `debug_status`); the reply's status is shown at once, the traits follow.
+import type { KernelChannel } from "./channel";
+import type { Inspection } from "./inspection";
+import { debugQuestions, parseDebugReply, type DebugParams } from "./protocol";
+import type { TraitsModel } from "./traits";
+import type { WidgetView } from "./view";
+import type { ViewKind } from "./view-kind";
+import { describe, type ViewLife } from "./view-life";
+
+export class DebugButtons {
+  constructor(
+    private readonly model: TraitsModel,
+    private readonly view: WidgetView,
+    private readonly channel: KernelChannel,
+    private readonly life: ViewLife,
+    /** The status line with this answer in it. */
+    private readonly statusWith: (answer: string) => string,
+  ) {}
+
+  /** Offers lineage in the kind's panels. A live kernel always syncs `_debug_questions` (maybe empty);
+   * a saved page's recording has no kernel to ask, and no such trait: its inspector offers no lineage. */
+  offerLineage(kind: ViewKind, inspection: Inspection): void {
+    if (!Array.isArray(this.model.get("_debug_questions"))) return;
+    for (const side of kind.lineagePanels)
+      inspection.panels[side]?.setLineageHandler((direction) => void this.ask({ question: "lineage", direction }));
+  }
+
+  /** The toolbar's buttons, as the kernel offers them for this capture. */
+  refresh(): void {
+    this.view.setDebugQuestions(debugQuestions(this.model.get("_debug_questions")), (question) => void this.ask({ question }));
+  }
+
+  private async ask(params: DebugParams): Promise<void> {
+    if (this.life.lost) return;
+    this.view.setNotice("");
+    try {
+      const { result } = await this.channel.request("debug", params);
+      const reply = parseDebugReply(result);
+      if (this.life.disposed || this.life.lost) return;
+      if (this.model.get("status") === "ready") this.view.setStatus(this.statusWith(reply.status), "ready");
+    } catch (error) {
+      // A refusal (nothing selected, no baseline) is not a broken widget: it is said like a refused overlay.
+      if (!this.life.disposed && !this.life.lost) this.view.setNotice(describe(error));
+    }
+  }
+}
