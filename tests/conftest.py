@@ -1,15 +1,12 @@
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 import torchlens as tl
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from models import TinyMLP, TwoPass, gpt2
+from tests.helpers.models import TinyMLP, TwoPass, gpt2
 
 # The longest test files (minutes each, from the test command's --durations), run first: the two
 # workers take files in this order (scripts/test.sh keeps it with --no-loadscope-reorder), so no worker

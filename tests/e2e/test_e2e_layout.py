@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RecordedPage, notebook_session
-from harness import JupyterServer, KernelAccess
 from playwright.sync_api import expect
+
+from tests.helpers.harness import JupyterServer, KernelAccess
+from tests.helpers.notebook import RecordedPage, notebook_session
 
 WIDGET_WIDTH = 1100
 CELLS = [

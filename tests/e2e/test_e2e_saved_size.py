@@ -12,17 +12,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import SETTLED, RecordedPage
-from harness import open_notebook, run_all_cells
 from playwright.sync_api import expect
-from test_e2e_saved_state import (
+
+from tests.helpers.harness import open_notebook, run_all_cells
+from tests.helpers.notebook import SETTLED, RecordedPage
+from tests.helpers.saved_notebooks import (
     STATE,
     assert_shows_a_drawn_graph,
     lab_saving_widget_state,
     save_notebook,
     saved_pictures,
 )
-
 from torchlens_widgets._protocol import PICTURE_MAX_CHARS, PICTURE_PREFIXES
 
 COUNT = 22
