@@ -1,8 +1,8 @@
 """Benchmark: explore() in a real JupyterLab + headless Chromium, on five traces, in one run.
 
-    .venv/bin/python benchmarks/bench_explore.py            # the full matrix, 3 repeats (~20 min, 2 CPUs)
-    .venv/bin/python benchmarks/bench_explore.py --quick    # 1 repeat, fewer clicks (~10 min)
-    .venv/bin/python benchmarks/bench_explore.py --cases gpt2,bert --repeat 5
+    .venv/bin/python -m benchmarks.bench_explore            # the full matrix, 3 repeats (~20 min, 2 CPUs)
+    .venv/bin/python -m benchmarks.bench_explore --quick    # 1 repeat, fewer clicks (~10 min)
+    .venv/bin/python -m benchmarks.bench_explore --cases gpt2,bert --repeat 5
 
 Cases (benchmarks/bench_models.py; transformers models from configs, random weights, nothing
 downloaded): GPT-2 small, BERT base, ViT base, GPT-2 with 48 layers (64 wide), a synthetic
@@ -19,11 +19,11 @@ downloaded): GPT-2 small, BERT base, ViT base, GPT-2 with 48 layers (64 wide), a
   - bytes: over the widget channel for the first and a later widget; HTTP bodies of the served page;
   - a click in the viewer -> on_select in the kernel -> status line updated in the browser;
   - kernel memory held per widget (tracemalloc and resident set), against the bare export;
-  - the same Model Explorer cell in an emulated VS Code notebook (tests/e2e/vscode_host: VS Code's
+  - the same Model Explorer cell in an emulated VS Code notebook (tests/helpers/vscode_host: VS Code's
     ipywidgets manager in a cross-site webview, fed as VS Code's IPC feeds it): cell -> rendered and
     the widget-message bytes its webview received, beside JupyterLab's kernel-socket bytes.
 
-    .venv/bin/python benchmarks/bench_explore.py --cases gpt2 --quick --parts inline,vscode
+    .venv/bin/python -m benchmarks.bench_explore --cases gpt2 --quick --parts inline,vscode
 
 Prints one table (medians; ratios inline/served and explore/export), and progress on stderr.
 Figures, not assertions: nothing here fails on a slow machine; a step that fails prints why.
@@ -45,10 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
-
-from bench_models import CASES
-from harness import (
+from benchmarks.bench_models import CASES
+from tests.helpers.harness import (
     CHROMIUM,
     CHROMIUM_ARGS,
     JupyterServer,
@@ -57,15 +55,17 @@ from harness import (
     is_loopback_url,
     open_notebook,
 )
-from vscode_host.host import VSCodeHost, VSCodeNotebook
+from tests.helpers.vscode_host.host import VSCodeHost, VSCodeNotebook
 
-BENCHMARKS = Path(__file__).resolve().parent  # bench_models and bench_kernel, for the kernel too
+REPO = (
+    Path(__file__).resolve().parents[1]
+)  # the kernel imports benchmarks.bench_models and bench_kernel from here
 RENDER_TIMEOUT_MS = 300_000
 
 SETUP = """import sys, time, torch, torchlens as tl, torchlens_widgets as tlw
-sys.path.insert(0, {benchmarks!r})
-from bench_kernel import best_ms, explored, held_mb, netron_export, shown, write_served_files
-from bench_models import build
+sys.path.insert(0, {repo!r})
+from benchmarks.bench_kernel import best_ms, explored, held_mb, netron_export, shown, write_served_files
+from benchmarks.bench_models import build
 model, x = build({case!r})
 with torch.no_grad():
     log = tl.trace(model, x)
@@ -419,7 +419,7 @@ def vscode_host(
             page.goto(host.url(server.base_url, server.token, kernel_id))
             notebook = VSCodeNotebook(page, host.webview_origin)
             kernel = KernelAccess(server.runtime_dir / f"kernel-{kernel_id}.json")
-            notebook.run(SETUP.format(benchmarks=str(BENCHMARKS), case=case))
+            notebook.run(SETUP.format(repo=str(REPO), case=case))
             before = notebook.counters()
             notebook.run(widget_cell("me", "tlw.explore(log)"))
             timings = notebook.webview.wait_for_function(
@@ -647,7 +647,7 @@ def run_case(
         count_socket_bytes(page, notebook.socket_bytes)
         open_notebook(page, server, name)
         kernel = notebook.kernel = server.kernel_for(name)
-        kernel.run(SETUP.format(benchmarks=str(BENCHMARKS), case=case), timeout=1800)
+        kernel.run(SETUP.format(repo=str(REPO), case=case), timeout=1800)
         log(f"  {case}: traced in {time.monotonic() - started:.0f} s")
         parts = settings.parts
         if "python" in parts:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -10,11 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
+from tests.helpers.harness import CHROMIUM, CHROMIUM_ARGS, JupyterServer, KernelAccess, open_notebook
 
-from harness import CHROMIUM, CHROMIUM_ARGS, JupyterServer, KernelAccess, open_notebook
-
-BENCHMARKS = Path(__file__).resolve().parent
+REPO = Path(__file__).resolve().parents[1]  # the kernel imports benchmarks.bench_models from here
 
 # Runs cell i of the open notebook, as Shift+Enter on it would.
 RUN_CELL = """i => {
@@ -29,8 +26,8 @@ def trace_cell(case: str, *extra_lines: str) -> str:
     (then ``extra_lines``): the probes' first cell."""
     lines = [
         "import sys, time, torch, torchlens as tl, torchlens_widgets as tlw",
-        f"sys.path.insert(0, {str(BENCHMARKS)!r})",
-        "from bench_models import build",
+        f"sys.path.insert(0, {str(REPO)!r})",
+        "from benchmarks.bench_models import build",
         f"model, x = build({case!r})",
         "with torch.no_grad():",
         "    log = tl.trace(model, x)",

@@ -1,7 +1,7 @@
 """What Model Explorer frames cost the browser: each widget's draw, then the CPU the page uses at rest.
 
-    .venv/bin/python benchmarks/probe_frame_cost.py --widgets 3
-    PYTHONPATH=/path/to/another/checkout .venv/bin/python benchmarks/probe_frame_cost.py   # an A/B
+    .venv/bin/python -m benchmarks.probe_frame_cost --widgets 3
+    PYTHONPATH=/path/to/another/checkout .venv/bin/python -m benchmarks.probe_frame_cost   # an A/B
 
 One JupyterLab page, tall enough for every widget to be on screen, runs ``--widgets`` cells that each
 show GPT-2 small in Model Explorer, one after the other. It prints each widget's draw time (the
@@ -14,13 +14,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from lab_page import RUN_CELL, lab_page, trace_cell
+from benchmarks.lab_page import RUN_CELL, lab_page, trace_cell
 
 CELL = "tlw.explore(log)"
 TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")

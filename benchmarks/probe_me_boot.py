@@ -1,7 +1,7 @@
 """Where a Model Explorer widget's first draw spends its time: one timeline per widget.
 
-    .venv/bin/python benchmarks/probe_me_boot.py --case gpt2 --widgets 3
-    PYTHONPATH=/path/to/another/checkout .venv/bin/python benchmarks/probe_me_boot.py   # an A/B
+    .venv/bin/python -m benchmarks.probe_me_boot --case gpt2 --widgets 3
+    PYTHONPATH=/path/to/another/checkout .venv/bin/python -m benchmarks.probe_me_boot   # an A/B
 
 One JupyterLab page, tall enough for every widget to be on screen, runs ``--widgets`` cells that each
 show the case's trace in Model Explorer, one after the other. A script injected into the page and every
@@ -14,14 +14,10 @@ widget's events print in ms after its cell started, with the kernel's explore() 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from lab_page import RUN_CELL, lab_page, trace_cell
+from benchmarks.lab_page import RUN_CELL, lab_page, trace_cell
 
 CELL = "started = time.time()\nw = tlw.explore(log)\nspans.append((started, time.time()))\nw"
 

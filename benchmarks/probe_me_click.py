@@ -1,7 +1,7 @@
 """Where a Model Explorer click's milliseconds go, and what the info panel costs; figures, not a test.
 
-    .venv/bin/python benchmarks/probe_me_click.py --case gpt2 --clicks 10 --width 1100
-    .venv/bin/python benchmarks/probe_me_click.py --modes open,closed --trace /tmp/click-trace
+    .venv/bin/python -m benchmarks.probe_me_click --case gpt2 --clicks 10 --width 1100
+    .venv/bin/python -m benchmarks.probe_me_click --modes open,closed --trace /tmp/click-trace
 
 One JupyterLab page, one explorer in a widget ``--width`` px wide. For each mode (``open``: the app's
 info panel as it starts; ``closed``: its own hide toggle clicked first; ``closed-float``...), the
@@ -23,11 +23,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from harness import KernelAccess
-from lab_page import RUN_CELL, lab_page, trace_cell
+from benchmarks.lab_page import RUN_CELL, lab_page, trace_cell
+from tests.helpers.harness import KernelAccess
 
 CELL = "me = tlw.explore(log{extra})\nme"
 

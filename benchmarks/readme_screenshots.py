@@ -1,6 +1,6 @@
 """The README's screenshots, taken from a real JupyterLab in headless Chromium; not a test.
 
-    .venv/bin/python benchmarks/readme_screenshots.py --out docs
+    .venv/bin/python -m benchmarks.readme_screenshots --out docs
 
 docs/screenshot.png: GPT-2 (2 layers) in Model Explorer, coloured by measured time, a node selected,
 the inspector beside the graph, in the default layout. docs/netron.png: a small BERT in Netron at
@@ -10,13 +10,10 @@ module granularity, an op inside a module call selected. Widgets ``--width`` px 
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
-
-from harness import CHROMIUM, CHROMIUM_ARGS, JupyterServer, open_notebook, run_all_cells
+from tests.helpers.harness import CHROMIUM, CHROMIUM_ARGS, JupyterServer, open_notebook, run_all_cells
 
 CELLS = [
     """import torch, torchlens as tl, torchlens_widgets as tlw

@@ -37,7 +37,7 @@ fi
 # minified JavaScript at each start). Inside .venv, .js files are CommonJS, as their packages expect.
 echo '{"type": "commonjs"}' > .venv/package.json
 if [ "$extra" = "test" ]; then
-  echo "== npm ci (build tools, and the parts of the emulated VS Code notebook in tests/e2e/vscode_host)"
+  echo "== npm ci (build tools, and the parts of the emulated VS Code notebook in tests/helpers/vscode_host)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
 py=.venv/bin/python

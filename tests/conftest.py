@@ -1,26 +1,29 @@
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 import torchlens as tl
 
-sys.path.insert(0, str(Path(__file__).parent))
+from tests.helpers.models import TinyMLP, TwoPass, gpt2
 
-from models import TinyMLP, TwoPass, gpt2
-
-# The longest test files (minutes each, from the test command's --durations), run first: the two
-# workers take files in this order (scripts/test.sh keeps it with --no-loadscope-reorder), so no worker
-# is left alone with a long file at the end while the other idles.
+# The longest test files, longest first (seconds each in the test command on 2 workers, from its
+# --durations, 2026-12-03: 116, 102, 99, 69, 67, 61, 59, 56, 48, 47, 47): the two workers take files in
+# this order (scripts/test.sh keeps it with --no-loadscope-reorder), so no worker is left alone with a
+# long file at the end while the other idles.
 LONGEST_FIRST = (
     "test_e2e_many_widgets.py",
-    "test_e2e_big_graphs.py",
-    "test_e2e_offline_html.py",
-    "test_e2e_transport.py",
-    "test_e2e_saved_state.py",
+    "test_e2e_saved_size.py",
     "test_e2e_debug.py",
+    "test_e2e_gateway.py",
+    "test_e2e_big_graphs.py",
+    "test_e2e_vscode.py",
+    "test_e2e_reader_path.py",
+    "test_e2e_overlays_inspect.py",
+    "test_e2e_model_explorer.py",
+    "test_e2e_diff.py",
+    "test_e2e_offline_html.py",
 )
 
 

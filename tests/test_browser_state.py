@@ -13,27 +13,10 @@ from typing import Any
 import pytest
 import torch
 import torchlens as tl
-from models import TinyMLP
 
 import torchlens_widgets as tlw
-
-
-class Wire:
-    """The widget's comm: what the kernel sent the views; a view's update, delivered as ipywidgets does."""
-
-    def __init__(self, widget: Any) -> None:
-        self.widget = widget
-        self.sent: list[dict[str, Any]] = []
-        widget.comm.send = lambda data=None, buffers=None, **_: self.sent.append(data)
-
-    def update(self, **state: Any) -> None:
-        self.widget._handle_msg(
-            {"content": {"data": {"method": "update", "state": state, "buffer_paths": []}}, "buffers": []}
-        )
-
-    def updates(self, name: str) -> list[Any]:
-        """The values of ``name`` the kernel sent to every view (plain updates, not echoes)."""
-        return [msg["state"][name] for msg in self.sent if msg["method"] == "update" and name in msg["state"]]
+from tests.helpers.models import TinyMLP
+from tests.helpers.view_requests import Wire
 
 
 @pytest.fixture()

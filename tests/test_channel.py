@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 from ipywidgets.widgets import widget as ipywidget
-from view_requests import ask
 
 import torchlens_widgets as tlw
+from tests.helpers.view_requests import ask
 from torchlens_widgets._channel import RequestChannel
 from torchlens_widgets.viewers import model_explorer as _me
 from torchlens_widgets.viewers import netron as _netron

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 import torch
 import torchlens as tl
-from models import TinyMLP, TwoPass
 from torch import nn
-from torchlens.export._model_explorer._overlay import build_node_data
 from torchlens.options import CaptureOptions
 
+from tests.helpers.models import CrashAfterGPT2, small_gpt2, with_inf
+from tests.helpers.traces import failed_capture, trace
 from torchlens_widgets._debug import (
     drawn_labels,
     first_divergence,
@@ -27,35 +27,11 @@ from torchlens_widgets._debug import (
 from torchlens_widgets._errors import (
     NetronOptionError,
     NodeNotFoundError,
-    OverlayNameError,
-    OverlayUnavailableError,
     PartialCaptureNotDrawableError,
-)
-from torchlens_widgets._overlays import (
-    EXECUTION_GRAPH,
-    OVERLAYS,
-    OverlayCache,
-    overlay_choices,
 )
 from torchlens_widgets._trace import require_trace
 from torchlens_widgets.graph_model import model_explorer_payload
 from torchlens_widgets.viewers.netron import check_netron_options, netron_artifact
-
-
-def small_gpt2() -> tuple[nn.Module, torch.Tensor]:
-    """GPT-2's architecture, 2 blocks 64 wide (random weights), and a 12-token input."""
-    from transformers import GPT2Config, GPT2LMHeadModel
-
-    torch.manual_seed(0)
-    config = GPT2Config(
-        n_layer=2, n_embd=64, n_head=2, vocab_size=1000, n_positions=64, bos_token_id=0, eos_token_id=0
-    )
-    return GPT2LMHeadModel(config).eval(), torch.randint(0, 1000, (1, 12))
-
-
-def trace(model: nn.Module, tokens: torch.Tensor, **options: Any) -> Any:
-    with torch.no_grad():
-        return tl.trace(model, tokens, **options)
 
 
 @pytest.fixture(scope="module")
@@ -83,14 +59,6 @@ def perturbed(gpt2: tuple[nn.Module, torch.Tensor]) -> Any:
         weight = nudged.transformer.h[1].mlp.c_fc.weight
         weight.add_(0.01 * torch.randn(weight.shape, generator=generator))
     return trace(nudged, tokens)
-
-
-def with_inf(model: nn.Module) -> nn.Module:
-    """A copy whose first block's attention projection has one infinite weight."""
-    broken = copy.deepcopy(model)
-    with torch.no_grad():
-        broken.transformer.h[0].attn.c_proj.weight[0, 0] = float("inf")
-    return broken
 
 
 # ----- first divergence --------------------------------------------------------------------------
@@ -270,81 +238,6 @@ def test_highlights_in_netron_name_module_boxes(log: Any) -> None:
     assert highlight_labels(log, op_index, [op]) == [op]
 
 
-# ----- custom overlays ---------------------------------------------------------------------------
-
-
-def activation_std(record: Any) -> Any:
-    out = record.out
-    return out.float().std() if isinstance(out, torch.Tensor) and out.numel() > 1 else None
-
-
-def test_custom_overlay_is_torchlens_callable_node_data(log: Any) -> None:
-    collection = model_explorer_payload(log).collection
-    cache = OverlayCache(log, lambda: collection)
-    cache.add("std", activation_std)
-    overlay = cache.get("std")
-    assert overlay is not None and cache.custom_names == ("std",)
-    as_float = lambda record: None if (value := activation_std(record)) is None else float(value)  # noqa: E731
-    # torchlens' own node data over the execution graph (the rolled graph's multi-pass layers refuse
-    # a per-op function: see the next test).
-    execution = {**collection, "graphs": [g for g in collection["graphs"] if g["id"] == EXECUTION_GRAPH]}
-    expected, coverage = build_node_data(log, execution, as_float)
-    assert overlay.node_data[EXECUTION_GRAPH]["results"] == expected[EXECUTION_GRAPH]["results"]
-    assert set(overlay.node_data) == set(expected) == {EXECUTION_GRAPH}
-    assert expected[EXECUTION_GRAPH]["name"] == "callable:<lambda>"  # torchlens names it by the function
-    assert overlay.provider == "std"  # the legend names it as the user did
-    assert overlay.summary.startswith(f"std on {coverage['resolved']} of ")
-    values = overlay.values_by_label()
-    some = next(label for label in values if label.startswith("linear") or label.startswith("addmm"))
-    assert values[some] == pytest.approx(float(log[some].out.std()))
-
-
-def test_custom_overlay_colours_every_pass_of_a_repeated_op() -> None:
-    """Rolled nodes are multi-pass layers a per-op function cannot read; every pass is coloured."""
-    torch.manual_seed(0)
-    log = tl.trace(TwoPass(), torch.randn(2, 4))
-    collection = model_explorer_payload(log).collection
-    assert len(collection["graphs"]) == 2  # the execution graph and the rolled one
-    cache = OverlayCache(log, lambda: collection)
-    cache.add("std", activation_std)
-    overlay = cache.get("std")
-    assert overlay is not None
-    assert set(overlay.node_data) == {EXECUTION_GRAPH}
-    assert {"linear_1_1:1", "linear_1_1:2"} <= set(overlay.values_by_label())
-
-
-@pytest.mark.parametrize("name", [*OVERLAYS, "delta", "intervention", "field:func_duration", "", "  "])
-def test_custom_overlay_cannot_take_a_built_in_name(tiny_log: Any, name: str) -> None:
-    cache = OverlayCache(tiny_log, lambda: model_explorer_payload(tiny_log).collection)
-    with pytest.raises(OverlayNameError) as refused:
-        cache.add(name, activation_std)
-    assert isinstance(refused.value, ValueError)
-    assert cache.custom_names == ()
-
-
-def test_a_raising_custom_overlay_names_the_exception_and_other_overlays_still_work(tiny_log: Any) -> None:
-    collection = model_explorer_payload(tiny_log).collection
-    cache = OverlayCache(tiny_log, lambda: collection)
-
-    def explode(record: Any) -> float:
-        raise ZeroDivisionError(f"no scale for {record.label}")
-
-    cache.add("scaled", explode)
-    with pytest.raises(OverlayUnavailableError, match=r"ZeroDivisionError: no scale for input_1:1"):
-        cache.get("scaled")
-    assert cache.get("time") is not None
-    cache.add("scaled", activation_std)  # fixed: the new function replaces the old one
-    assert cache.get("scaled") is not None
-
-
-def test_custom_overlays_are_refused_under_the_public_profile(tiny_log: Any) -> None:
-    collection = model_explorer_payload(tiny_log, privacy_profile="public").collection
-    cache = OverlayCache(tiny_log, lambda: collection, privacy_profile="public")
-    cache.add("std", activation_std)
-    with pytest.raises(OverlayUnavailableError, match="privacy_profile='local'"):
-        cache.get("std")
-
-
 # ----- Netron options ----------------------------------------------------------------------------
 
 
@@ -377,25 +270,6 @@ def test_netron_depth_and_buffers_change_what_torchlens_draws(log: Any, tmp_path
 
 
 # ----- partial captures --------------------------------------------------------------------------
-
-
-class CrashAfterGPT2(nn.Module):
-    """GPT-2, then a head whose input width does not match: the forward raises after GPT-2 ran."""
-
-    def __init__(self, body: nn.Module) -> None:
-        super().__init__()
-        self.body = body
-        self.head = nn.Linear(65, 2)
-
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        hidden = self.body(tokens).last_hidden_state
-        return self.head(hidden)
-
-
-def failed_capture(model: nn.Module, tokens: torch.Tensor, **options: Any) -> BaseException:
-    with pytest.raises(Exception) as failed:
-        trace(model, tokens, **options)
-    return failed.value
 
 
 def test_a_crash_torchlens_did_not_finalize_is_refused_with_what_is_known(
@@ -439,27 +313,6 @@ def test_a_capture_stopped_at_a_nonfinite_output_is_drawn_up_to_it(
     index = model_explorer_payload(shown.trace).index
     assert index.id_of_label(shown.failing_label) is not None
     assert len(index) == len(shown.trace.layer_list)
-
-
-# ----- the intervention overlay ------------------------------------------------------------------
-
-
-def test_the_intervention_overlay_is_offered_when_an_intervention_fired() -> None:
-    torch.manual_seed(0)
-    clean = tl.trace(TinyMLP(), torch.randn(3, 4), capture=CaptureOptions(intervention_ready=True))
-    ablated = clean.fork("ablated")
-    ablated.do(tl.module("act"), tl.zero_ablate())
-    assert overlay_choices(clean) == list(OVERLAYS)
-    assert overlay_choices(ablated) == [*OVERLAYS, "intervention"]
-    collection = model_explorer_payload(ablated).collection
-    overlay = OverlayCache(ablated, lambda: collection).get("intervention")
-    expected, _coverage = build_node_data(ablated, collection, "intervention")
-    assert overlay is not None and overlay.node_data == expected
-    fired = {label for label, value in overlay.values_by_label().items() if value}
-    assert fired == {op.label for op in ablated.layer_list if op.interventions} == {"relu_1_2:1"}
-    plain = OverlayCache(clean, lambda: model_explorer_payload(clean).collection)
-    with pytest.raises(OverlayUnavailableError, match="none fired in this one"):
-        plain.get("intervention")
 
 
 def test_lineage_on_netron_walks_from_a_module_box_to_ops_it_draws(log: Any) -> None:

@@ -7,20 +7,18 @@ from __future__ import annotations
 import copy
 import gzip
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
 import torchlens as tl
-from models import Nest, TinyMLP
-from test_debug import CrashAfterGPT2, failed_capture, small_gpt2, trace, with_inf
-from test_offline import saved
 from torch import nn
 from torchlens.options import CaptureOptions
-from view_requests import ask
 
 import torchlens_widgets as tlw
+from tests.helpers.models import CrashAfterGPT2, Nest, small_gpt2, with_inf
+from tests.helpers.traces import failed_capture, trace
+from tests.helpers.view_requests import ask
 from torchlens_widgets._protocol import HIGHLIGHT_STYLE
 
 
@@ -275,74 +273,6 @@ def test_netron_options_refused_name_the_choices(tiny_log: Any, option: str, val
     with pytest.raises(tlw.NetronOptionError, match="int >= 1"):
         setattr(w, option, value)
     assert (w.depth, w.show_buffers) == (1, "meaningful")
-
-
-# ----- custom overlays ---------------------------------------------------------------------------
-
-
-def activation_std(record: Any) -> Any:
-    out = record.out
-    return out.detach().float().std() if isinstance(out, torch.Tensor) and out.numel() > 1 else None
-
-
-def test_a_custom_overlay_colours_both_viewers(tiny_log: Any, tmp_path: Path) -> None:
-    w = tlw.explore(tiny_log)
-    assert w.add_overlay("std", activation_std) is w
-    assert w._overlay_choices[-1] == "std"
-    w.overlay = "std"
-    expected = {
-        op.label: pytest.approx(float(activation_std(op)))
-        for op in tiny_log.layer_list
-        if activation_std(op) is not None
-    }
-    assert w._overlay is not None and w._overlay.values_by_label() == expected
-    assert w.overlay_summary.startswith("std on ")
-    content, buffers = ask(w, "graph", {})
-    assert content["result"]["nodeData"] == {"name": "std"} and len(buffers) == 2
-    w.viewer = "netron"
-    content, _ = ask(w, "graph", {})
-    values = content["result"]["overlay"]["values"]
-    assert content["result"]["overlay"]["title"] == "std"
-    drawn = {label: value for label, value in expected.items() if w._source.index.id_of_label(label)}
-    assert drawn and {w._source.index.label_of(name): value for name, value in values.items()} == drawn
-    # save_html() keeps it switchable in the file.
-    recording = saved(w.save_html(tmp_path / "std.html"))["recording"]
-    assert "std" in recording["graphs"] and recording["state"]["_overlay_choices"][-1] == "std"
-
-
-def test_a_custom_overlay_may_not_take_a_built_in_name(tiny_log: Any) -> None:
-    w = tlw.explore(tiny_log)
-    for name in ("time", "delta", "intervention"):
-        with pytest.raises(ValueError, match="is a built-in overlay"):
-            w.add_overlay(name, activation_std)
-    assert "std" not in w._overlay_choices
-
-
-def test_a_raising_custom_overlay_is_refused_and_the_previous_one_stays(tiny_log: Any) -> None:
-    def explode(record: Any) -> float:
-        raise ZeroDivisionError("no scale")
-
-    w = tlw.explore(tiny_log, overlay="flops").add_overlay("bad", explode)
-    with pytest.raises(tlw.OverlayUnavailableError, match="ZeroDivisionError: no scale"):
-        w.overlay = "bad"
-    assert w.overlay == "flops" and w.overlay_summary.startswith("flops")
-
-
-def test_custom_overlays_are_refused_under_the_public_profile(tiny_log: Any) -> None:
-    w = tlw.explore(tiny_log, privacy_profile="public")
-    with pytest.raises(tlw.OverlayUnavailableError, match="privacy_profile='public'"):
-        w.add_overlay("std", activation_std)
-
-
-def test_the_intervention_overlay_is_offered_after_an_intervention() -> None:
-    torch.manual_seed(0)
-    clean = tl.trace(TinyMLP(), torch.randn(3, 4), capture=CaptureOptions(intervention_ready=True))
-    ablated = clean.fork("ablated")
-    ablated.do(tl.module("act"), tl.zero_ablate())
-    assert "intervention" not in tlw.explore(clean)._overlay_choices
-    w = tlw.explore(ablated, overlay="intervention")
-    assert "intervention" in w._overlay_choices
-    assert w._overlay is not None and w._overlay.values_by_label()["relu_1_2:1"] > 0
 
 
 # ----- partial captures --------------------------------------------------------------------------

@@ -18,10 +18,10 @@ import torch
 import torchlens as tl
 import torchlens.differential as tl_differential
 import transformers
-from models import TinyMLP, TwoPass
 from torchlens.export._model_explorer import _diff as tl_me_diff
 
 import torchlens_widgets as tlw
+from tests.helpers.models import TinyMLP, TwoPass
 from torchlens_widgets._errors import SelfComparisonError
 from torchlens_widgets.diffing.baseline import (
     BASELINE_ATTR_KEYS,

@@ -11,9 +11,9 @@ import sys
 import pytest
 import torch
 import torchlens as tl
-from models import TinyMLP
 
 import torchlens_widgets as tlw
+from tests.helpers.models import TinyMLP
 
 
 @pytest.fixture(scope="module")

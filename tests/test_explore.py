@@ -8,9 +8,9 @@ import json
 import pytest
 import torch
 import torchlens as tl
-from view_requests import ask
 
 import torchlens_widgets as tlw
+from tests.helpers.view_requests import ask
 from torchlens_widgets import _viewer_versions
 from torchlens_widgets.graph_model import model_explorer_payload
 from torchlens_widgets.viewers import model_explorer as _me
@@ -261,8 +261,7 @@ def test_saved_widget_state_holds_no_assets_or_graph(gpt2_log):
 
 
 def test_wide_layers_are_split_into_sub_layers_model_explorer_can_lay_out():
-    from models import Chain
-
+    from tests.helpers.models import Chain
     from torchlens_widgets.graph_model import model_explorer_payload, split_wide_layers, validate
 
     log = tl.trace(Chain(5), torch.randn(3))  # 10 ops in one layer

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import torch
 import torchlens as tl
-from models import Nest
 from torch import nn
 
+from tests.helpers.models import Nest
 from torchlens_widgets._protocol import MASK_NAN, MASK_NEGINF, MASK_POSINF
 from torchlens_widgets.inspector.reply import MAX_REPLY_BYTES, inspect_record, reply_size
 from torchlens_widgets.inspector.tensors import (
@@ -334,7 +334,7 @@ def test_zero_dim_bool_and_int_tensors() -> None:
 
 def test_unsaved_values_say_so_with_torchlens_remedy() -> None:
     torch.manual_seed(0)
-    from models import TinyMLP
+    from tests.helpers.models import TinyMLP
 
     partial = tl.trace(TinyMLP(), torch.randn(3, 4), save=tl.func("linear"))
     header, buffers = inspect_record(partial, partial["relu_1_2"], "relu_1_2")

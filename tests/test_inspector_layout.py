@@ -11,11 +11,11 @@ import pytest
 import torch
 import torchlens as tl
 import traitlets
-from models import TinyMLP
-from test_browser_state import Wire
-from test_offline import saved
 
 import torchlens_widgets as tlw
+from tests.helpers.models import TinyMLP
+from tests.helpers.saved_pages import saved
+from tests.helpers.view_requests import Wire
 from torchlens_widgets.widgets import base
 
 

@@ -17,11 +17,12 @@ from typing import Any
 import pytest
 import torch
 import torchlens as tl
-from test_debug import small_gpt2, trace
 from torch import nn
-from view_requests import ask
 
 import torchlens_widgets as tlw
+from tests.helpers.models import small_gpt2
+from tests.helpers.traces import trace
+from tests.helpers.view_requests import ask
 from torchlens_widgets.diffing.split_pane import diff_payload
 
 
@@ -225,8 +226,9 @@ def test_a_failing_after_reply_hook_is_logged_once_and_shown(
 
 
 def test_a_partial_capture_stopped_at_a_nan_answers_in_json(gpt2: tuple[nn.Module, torch.Tensor]) -> None:
-    from test_debug import failed_capture
     from torchlens.options import CaptureOptions
+
+    from tests.helpers.traces import failed_capture
 
     model, tokens = gpt2
     with pytest.warns(Warning):

@@ -15,35 +15,13 @@ import pytest
 import torch
 import torchlens as tl
 from google.protobuf import json_format
-from torch import nn
 
+from tests.helpers.models import SharedBlock
 from torchlens_widgets._errors import NodeNotFoundError, ViewerAssetsError, ViewerNotAvailableError
 from torchlens_widgets.viewers import netron as _netron
 from torchlens_widgets.viewers.netron import GRANULARITIES, NetronSource, netron_artifact, netron_assets
 
 MODULE_DOMAIN = "ai.torchlens.module"
-
-
-class Block(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.lin = nn.Linear(8, 8)
-        self.act = nn.ReLU()
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.act(self.lin(x)) + x
-
-
-class SharedBlock(nn.Module):
-    """One multi-op module called twice: two module-call boxes, "block:1" and "block:2"."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.block = Block()
-        self.head = nn.Linear(8, 2)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.block(self.block(x)))
 
 
 @pytest.fixture(scope="module")

@@ -15,21 +15,12 @@ import nbformat
 import pytest
 import torch
 import torchlens as tl
-from models import gpt2_48, hostile_names
 
 import torchlens_widgets as tlw
+from tests.helpers.models import gpt2_48, hostile_names
+from tests.helpers.saved_pages import RECORDING, saved
 from torchlens_widgets import _offline
 from torchlens_widgets.widgets import bundle as _bundle
-
-RECORDING = re.compile(r'<script type="application/json" id="tlw-recording">(.*?)</script>', re.S)
-
-
-def saved(path: Path) -> dict[str, Any]:
-    """The bundle and recording a saved page holds (read back the way the page's bootstrap does)."""
-    text = path.read_text(encoding="utf-8")
-    blocks = RECORDING.findall(text)
-    assert len(blocks) == 1  # nothing in the data closed the JSON block early
-    return json.loads(blocks[0])
 
 
 def buffer(recording: dict[str, Any], index: int) -> bytes:

@@ -12,14 +12,13 @@ from typing import Any
 import pytest
 import torch
 import torchlens as tl
-from models import gpt2
-from test_browser_state import Wire
-from test_debug import failed_capture, small_gpt2, with_inf
 from torch import nn
 from torchlens.options import CaptureOptions
-from view_requests import ask
 
 import torchlens_widgets as tlw
+from tests.helpers.models import gpt2, small_gpt2, with_inf
+from tests.helpers.traces import failed_capture
+from tests.helpers.view_requests import Wire, ask
 from torchlens_widgets._overlays import PUBLIC_FIELDS, VALUE_OVERLAYS
 
 # "linear called at modeling_gpt2.py:123", "deprecation.py", "/home/me/model.py:7": any file name.

@@ -20,11 +20,11 @@ import anywidget
 import pytest
 import torch
 import torchlens as tl
-from models import Nest, Square, TinyMLP
 from torchlens.options import CaptureOptions
-from view_requests import ask
 
 import torchlens_widgets as tlw
+from tests.helpers.models import Nest, Square, TinyMLP
+from tests.helpers.view_requests import ask
 from torchlens_widgets._protocol import (
     HIGHLIGHT_COLOUR,
     INSPECTOR_WIDTH,

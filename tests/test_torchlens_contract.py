@@ -19,8 +19,6 @@ from typing import Any
 import pytest
 import torch
 import torchlens as tl
-from models import TinyMLP, TwoPass
-from test_netron import SharedBlock
 from torchlens.export import _netron as tl_netron
 from torchlens.export._model_explorer import _diff as tl_me_diff
 from torchlens.export._model_explorer._overlay import build_node_data
@@ -30,6 +28,7 @@ from torchlens.export._netron_fields import node_doc
 from torchlens.export._netron_records import NETRON_MODULE_DOMAIN, NetronNode, NetronProjection
 
 import torchlens_widgets
+from tests.helpers.models import SharedBlock, TinyMLP, TwoPass
 from torchlens_widgets._overlays import OVERLAYS, VALUE_OVERLAYS, build_overlay
 from torchlens_widgets.viewers.netron import netron_artifact
 

@@ -7,9 +7,9 @@ import base64
 from collections.abc import Iterator
 
 import pytest
-from view_requests import ask
 
 import torchlens_widgets as tlw
+from tests.helpers.view_requests import ask
 from torchlens_widgets import _transport
 
 # What a kernel started by jupyter_kernel_gateway 3.0.1 behind jupyter_server 2.21.1 had (measured).

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from conftest import RecordedPage
-from harness import JupyterServer, KernelAccess, open_notebook, run_all_cells
+
+from tests.helpers.harness import JupyterServer, KernelAccess, open_notebook, run_all_cells
+from tests.helpers.notebook import RecordedPage
 
 # Each widget: its kernel name, its viewer, and the trace it draws.
 WIDGETS = {

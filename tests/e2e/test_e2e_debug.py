@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import NotebookSession, notebook_session
-from harness import JupyterServer, open_info_panel
 from playwright.sync_api import expect
+
+from tests.helpers.harness import JupyterServer, open_info_panel
+from tests.helpers.notebook import NotebookSession, notebook_session
 
 CELLS = [
     """import copy, torch, torchlens as tl, torchlens_widgets as tlw

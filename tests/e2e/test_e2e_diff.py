@@ -6,10 +6,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import NotebookSession as Session
-from conftest import notebook_session
-from harness import JupyterServer, open_info_panel
 from playwright.sync_api import expect
+
+from tests.helpers.harness import JupyterServer, open_info_panel
+from tests.helpers.notebook import NotebookSession as Session
+from tests.helpers.notebook import notebook_session
 
 CELLS = [
     """import copy, torch, torchlens as tl, torchlens_widgets as tlw
@@ -89,14 +90,13 @@ def test_click_in_a_pane_reaches_the_kernel_as_a_pair(session: Session) -> None:
 
 def test_baseline_set_from_the_kernel_recolours_an_open_explorer(session: Session, artifacts: Any) -> None:
     kernel = session.kernel
+    drawn = kernel.draws("w")
     kernel.run("w.baseline = log_a\nw.overlay = 'delta'")
     root = session.root(1)
     root.scroll_into_view_if_needed()  # Model Explorer's frame redraws only in the viewport
     expect(root.locator(".tlw-status")).to_contain_text("vs ", timeout=60_000)
     expect(root.locator(".tlw-overlay-select")).to_have_value("delta")
-    session.page.page.wait_for_function(
-        "document.querySelectorAll('.tlw-status')[1]?.dataset.state === 'ready'", timeout=120_000
-    )
+    kernel.wait_drawn("w", since=drawn, timeout=120)
     frame = session.frame(1)
     open_info_panel(frame)  # its NODE DATA PROVIDERS section names the overlay
     expect(frame.get_by_text(kernel.value("w._overlay.provider")).first).to_be_visible(timeout=30_000)

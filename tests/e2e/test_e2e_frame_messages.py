@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from conftest import RecordedPage, notebook_session
-from harness import JupyterServer, KernelAccess, open_info_panel
 from playwright.sync_api import expect
+
+from tests.helpers.harness import JupyterServer, KernelAccess, open_info_panel
+from tests.helpers.notebook import RecordedPage, notebook_session
 
 CELLS = [
     """import torch, torchlens as tl, torchlens_widgets as tlw

@@ -20,16 +20,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import NotebookSession, RecordedPage, notebook_session
-from harness import (
+from playwright.sync_api import expect
+
+from tests.helpers.harness import (
     JupyterServer,
     alt_click_search_result,
     free_port,
     stop_process,
     wait_until_serving,
 )
-from pixels import shows_a_graph
-from playwright.sync_api import expect
+from tests.helpers.notebook import NotebookSession, RecordedPage, notebook_session
+from tests.helpers.pixels import shows_a_graph
 
 CELLS = [
     """import os, torch, torchlens as tl, torchlens_widgets as tlw

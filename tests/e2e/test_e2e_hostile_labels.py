@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import SETTLED, RecordedPage
-from harness import JupyterServer, open_notebook, run_all_cells
 from playwright.sync_api import expect
+
+from tests.helpers.harness import JupyterServer, open_notebook, run_all_cells
+from tests.helpers.notebook import SETTLED, RecordedPage
 
 CELLS = [
     """import torch, torchlens as tl, torchlens_widgets as tlw

@@ -9,9 +9,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from conftest import SETTLED, notebook_session
-from harness import JupyterServer, run_all_cells
 from playwright.sync_api import expect
+
+from tests.helpers.harness import JupyterServer, run_all_cells
+from tests.helpers.notebook import SETTLED, notebook_session
 
 CELLS = [
     """import time, torch, torchlens as tl, torchlens_widgets as tlw

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RecordedPage, notebook_session
-from harness import JupyterServer, KernelAccess
 from playwright.sync_api import expect
+
+from tests.helpers.harness import JupyterServer, KernelAccess
+from tests.helpers.notebook import RecordedPage, notebook_session
 
 WIDGET_WIDTH = 1100
 CELLS = [
@@ -132,12 +133,32 @@ def test_the_graph_gets_most_of_the_width_in_both_viewers_and_each_diff_pane(
     session.root(NETRON).screenshot(path=str(artifacts / "layout-netron-selected-1100.png"))
 
 
+# Marks the app's info panel (its element and the clicks its toggle receives) before the user's click,
+# so that a failure can tell a click that never reached the toggle from a panel the app replaced (the
+# frame's shim closes each new panel once) or one closed again.
+MARK_PANEL = """panel => {
+  panel.__tlwMarked = true;
+  panel.querySelector('.hide-toggle').addEventListener('click', () => {
+    panel.__tlwClicks = (panel.__tlwClicks || 0) + 1;
+  });
+}"""
+PANELS = """panels => panels.map((panel) => ({
+  marked: !!panel.__tlwMarked, clicks: panel.__tlwClicks || 0,
+  width: Math.round(panel.getBoundingClientRect().width),
+}))"""
+
+
 def test_model_explorer_info_panel_reopens_with_its_own_toggle(session: Session) -> None:
     frame = session.frame(ME)
     [before] = session.graph_canvases(ME)
+    frame.locator("info-panel").first.evaluate(MARK_PANEL)
     frame.locator("info-panel .hide-toggle").first.click()
     canvas = frame.locator("webgl-renderer canvas.main").first
-    narrower = wait_for_width(session, canvas, lambda w: w < before["width"] - 100)
+    try:
+        narrower = wait_for_width(session, canvas, lambda w: w < before["width"] - 100)
+    except AssertionError as stayed:
+        panels = frame.locator("info-panel").evaluate_all(PANELS)
+        raise AssertionError(f"{stayed} after one click on its toggle; the panels: {panels}") from None
     assert narrower < before["width"]
     frame.locator("info-panel .hide-toggle").first.click()  # closed again, for the tests after this one
     wait_for_width(session, canvas, lambda w: w > before["width"] - 2)

@@ -12,10 +12,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from conftest import SETTLED, notebook_session
-from harness import JupyterServer, open_info_panel
-from pixels import shows_a_graph
 from playwright.sync_api import expect
+
+from tests.helpers.harness import JupyterServer, open_info_panel
+from tests.helpers.notebook import SETTLED, notebook_session
+from tests.helpers.pixels import shows_a_graph
 
 SETUP = """import torch, torchlens as tl, torchlens_widgets as tlw
 from IPython.display import display

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RecordedPage
-from harness import alt_click_search_result, free_port
 from playwright.sync_api import expect
 
-TESTS = Path(__file__).resolve().parents[1]
+from tests.helpers.harness import alt_click_search_result, free_port
+from tests.helpers.notebook import RecordedPage
+
+REPO = Path(__file__).resolve().parents[2]  # the kernel imports tests.helpers from here
 MARIMO_RUN = [sys.executable, "-m", "marimo", "run", "--headless", "--no-token"]
 APP = f"""import marimo
 
@@ -34,8 +35,8 @@ def _():
     import torchlens as tl
     import torchlens_widgets as tlw
 
-    sys.path.insert(0, {str(TESTS)!r})
-    from models import gpt2
+    sys.path.insert(0, {str(REPO)!r})
+    from tests.helpers.models import gpt2
 
     model, tokens = gpt2(n_layer=2)
     with torch.no_grad():

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from conftest import RecordedPage, notebook_session
-from harness import JupyterServer, KernelAccess, open_info_panel
+
+from tests.helpers.harness import JupyterServer, KernelAccess, open_info_panel, select_in_viewer_ui
+from tests.helpers.notebook import RecordedPage, notebook_session
 
 GPT2_CELLS = [
     """import time, torch, torchlens as tl, torchlens_widgets as tlw
@@ -164,16 +164,3 @@ def expect_text(locator: Any, text: str, timeout: float = 30_000) -> None:
     from playwright.sync_api import expect
 
     expect(locator).to_have_text(text, timeout=timeout)
-
-
-def select_in_viewer_ui(frame: Any, label: str, node_id: str) -> None:
-    """Select a node the way a user can without aiming at the WebGL canvas: the app's own search box.
-
-    The search matches attributes as key=value; Alt+click on a result selects the node (a plain
-    click only centres it).
-    """
-    search = frame.locator('search-bar input[placeholder="Search nodes/layers by regex"]')
-    search.fill(f"^torchlens_label={re.escape(label)}$")
-    result = frame.locator(f'search-bar mat-tree-node[data-id="{node_id}"] .edge-node')
-    result.wait_for(timeout=30_000)
-    result.click(modifiers=["Alt"])

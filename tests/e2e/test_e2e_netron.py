@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from conftest import RecordedPage, notebook_session
-from harness import JupyterServer, KernelAccess, open_info_panel
 from playwright.sync_api import expect
+
+from tests.helpers.harness import JupyterServer, KernelAccess, open_info_panel
+from tests.helpers.notebook import RecordedPage, notebook_session
 
 BERT_CELLS = [
     """import torch, torchlens as tl, torchlens_widgets as tlw
@@ -32,11 +33,6 @@ class Session:
     @property
     def frame(self) -> Any:
         return self.page.page.locator("iframe.tlw-frame").first.content_frame
-
-    def wait_ready(self, timeout: float = 120_000) -> None:
-        self.page.page.wait_for_function(
-            "document.querySelector(\".tlw-status\")?.dataset.state === 'ready'", timeout=timeout
-        )
 
 
 @pytest.fixture(scope="module")
@@ -85,35 +81,37 @@ def test_select_an_op_inside_a_module_call_drills_in_and_shows_its_properties(
 def test_granularity_switches_live_and_keeps_the_selection(session: Session, artifacts: Any) -> None:
     kernel = session.kernel
     label = kernel.value("wn.selected_label")
+    drawn = kernel.draws("wn")
     kernel.run("wn.granularity = 'op'")
-    session.wait_ready()
-    kernel.wait_ready("wn")
+    kernel.wait_drawn("wn", since=drawn, timeout=120)
     assert kernel.value("wn.selected_label") == label  # the op exists at op granularity too
     op_nodes = kernel.value("wn._graph_info['graphs']['op']")
     assert op_nodes > 40
     # torchlens' legibility warning for the tall op graph reaches the status line.
     expect(session.page.page.locator(".tlw-status").first).to_contain_text("⚠")
     session.page.page.locator(".tlw-root").first.screenshot(path=str(artifacts / "netron-bert-op.png"))
+    drawn = kernel.draws("wn")
     kernel.run("wn.granularity = 'module'")
-    session.wait_ready()
+    kernel.wait_drawn("wn", since=drawn, timeout=120)
 
 
 def test_viewer_switches_live_to_model_explorer_and_back(session: Session) -> None:
     kernel = session.kernel
     label = kernel.value("wn.selected_label")
     title = session.page.page.locator(".tlw-title").first
+    drawn = kernel.draws("wn")
     kernel.run("wn.viewer = 'model-explorer'")
-    # The title changes as the new draw starts (status "loading"): only then is "ready" the new viewer's.
     expect(title).to_have_text("Model Explorer", timeout=30_000)
-    session.wait_ready()
+    kernel.wait_drawn("wn", since=drawn, timeout=120)
     assert kernel.value("wn.selected_label") == label
     open_info_panel(session.frame)  # the widget starts the app's own panel closed
     expect(session.frame.locator("info-panel .section .header", has_text="Node info").first).to_be_visible(
         timeout=30_000
     )
+    drawn = kernel.draws("wn")
     kernel.run("wn.viewer = 'netron'")
     expect(title).to_have_text("Netron", timeout=30_000)
-    session.wait_ready()
+    kernel.wait_drawn("wn", since=drawn, timeout=120)
     assert kernel.value("wn.selected_label") == label
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import notebook_session
-from harness import JupyterServer
 from playwright.sync_api import expect
+
+from tests.helpers.harness import JupyterServer
+from tests.helpers.notebook import notebook_session
 
 CELLS = [
     """import torch, torchlens as tl, torchlens_widgets as tlw

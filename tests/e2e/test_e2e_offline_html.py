@@ -157,8 +157,7 @@ def test_a_crash_of_model_explorers_layout_worker_is_reported_with_a_remedy(
 ) -> None:
     # Without the payload's layer split, Model Explorer's worker overflows its stack on a flat layer of
     # 5,000 ops (measured). The widget says so as soon as the worker fails, not after the draw time-out.
-    from models import Chain
-
+    from tests.helpers.models import Chain
     from torchlens_widgets import graph_model as _payload
 
     monkeypatch.setattr(_payload, "split_wide_layers", lambda collection, limit=0: collection)
@@ -213,7 +212,7 @@ def test_a_bounded_gpt2_48_file_opens_and_says_what_it_left_out(
 ) -> None:
     """GPT-2 with 48 blocks saved within half its natural size: it opens offline, and a node late in
     the graph (its value summary left out by the bound) says so in its panel, with the remedy."""
-    from models import gpt2_48
+    from tests.helpers.models import gpt2_48
 
     model, tokens = gpt2_48()
     with torch.no_grad():

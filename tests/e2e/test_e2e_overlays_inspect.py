@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from conftest import NotebookSession, RecordedPage, notebook_session
-from harness import JupyterServer, KernelAccess, alt_click_search_result, open_info_panel
 from playwright.sync_api import expect
+
+from tests.helpers.harness import JupyterServer, KernelAccess, alt_click_search_result, open_info_panel
+from tests.helpers.notebook import NotebookSession, RecordedPage, notebook_session
 
 CELLS = [
     """import torch, torchlens as tl, torchlens_widgets as tlw
@@ -37,11 +38,6 @@ class Session:
     def frame(self) -> Any:
         return self.page.page.locator("iframe.tlw-frame").first.content_frame
 
-    def wait_ready(self) -> None:
-        self.page.page.wait_for_function(
-            "document.querySelector('.tlw-status')?.dataset.state === 'ready'", timeout=120_000
-        )
-
     @property
     def notebook(self) -> NotebookSession:
         """The shared helpers on this page (its one widget is widget 0)."""
@@ -52,7 +48,7 @@ class Session:
 def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
     with notebook_session(jupyter_lab, browser, "overlays.ipynb", CELLS, widgets=1) as (page, kernel):
         session = Session(page, kernel)
-        session.wait_ready()
+        kernel.wait_ready("w", timeout=120)
         yield session
 
 
@@ -119,16 +115,18 @@ def test_overlay_recolours_netron_and_a_module_box_is_inspected_as_a_module(
     session: Session, artifacts: Any
 ) -> None:
     kernel = session.kernel
+    drawn = kernel.draws("w")
     kernel.run("w.viewer = 'netron'")
-    session.wait_ready()
+    kernel.wait_drawn("w", since=drawn, timeout=120)
     legend = session.frame.locator("#tlw-overlay-legend")
     expect(legend).to_contain_text("time", timeout=30_000)
     # Our host colours the boxes that have a value (Netron itself has no node data).
     expect(session.frame.locator("g.node[data-tlw-overlay='value']").first).to_be_attached(timeout=30_000)
     session.root.screenshot(path=str(artifacts / "overlay-time-netron.png"))
+    drawn = kernel.draws("w")
     choose_overlay(session, "bytes")
     kernel.wait_for("w.overlay", "bytes", timeout=30)
-    session.wait_ready()
+    kernel.wait_drawn("w", since=drawn, timeout=120)
     expect(legend).to_contain_text("activation B", timeout=30_000)
     kernel.run("w.select('transformer')")  # a module-call box: the inspector shows the module
     assert kernel.value("w.selected is log.modules['transformer']") is True
@@ -149,14 +147,14 @@ for i in range(100):
 
 def test_a_hundred_rapid_changes_end_in_the_last_state(session: Session, artifacts: Any) -> None:
     kernel = session.kernel
+    drawn = kernel.draws("w")
     kernel.run(RAPID_CHANGES)
     # The last iteration: overlay "magnitude", Model Explorer, the second label selected.
     label = kernel.value("labels[1]")
     assert (kernel.value("w.overlay"), kernel.value("w.viewer")) == ("magnitude", "model-explorer")
     status = session.root.locator(".tlw-status")
     expect(status).to_contain_text(f"selected {label}", timeout=120_000)
-    session.wait_ready()
-    kernel.wait_ready("w")
+    kernel.wait_drawn("w", since=drawn, timeout=120)
     # One frame, the last viewer's, coloured by the last overlay, with the last selection shown.
     assert session.root.locator("iframe.tlw-frame").count() == 1
     frame = session.frame

@@ -14,10 +14,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import RecordedPage
-from harness import JupyterServer, KernelAccess, open_notebook, run_all_cells
-from pixels import shows_a_graph
 from playwright.sync_api import expect
+
+from tests.helpers.harness import JupyterServer, KernelAccess, open_notebook, run_all_cells
+from tests.helpers.notebook import RecordedPage
+from tests.helpers.pixels import shows_a_graph
 
 SETUP = """import torch, torchlens as tl, torchlens_widgets as tlw, sys
 from IPython.display import display

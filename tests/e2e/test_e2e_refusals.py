@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import NotebookSession as Session
-from conftest import notebook_session
-from harness import JupyterServer
 from playwright.sync_api import expect
-from test_e2e_model_explorer import select_in_viewer_ui
+
+from tests.helpers.harness import JupyterServer, select_in_viewer_ui
+from tests.helpers.notebook import NotebookSession as Session
+from tests.helpers.notebook import notebook_session
 
 CELLS = [
     """import tempfile, torch, torchlens as tl, torchlens_widgets as tlw

@@ -12,17 +12,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import SETTLED, RecordedPage
-from harness import open_notebook, run_all_cells
 from playwright.sync_api import expect
-from test_e2e_saved_state import (
+
+from tests.helpers.harness import open_notebook, run_all_cells
+from tests.helpers.notebook import SETTLED, RecordedPage
+from tests.helpers.saved_notebooks import (
     STATE,
     assert_shows_a_drawn_graph,
     lab_saving_widget_state,
     save_notebook,
     saved_pictures,
 )
-
 from torchlens_widgets._protocol import PICTURE_MAX_CHARS, PICTURE_PREFIXES
 
 COUNT = 22
@@ -35,6 +35,10 @@ model = transformers.GPT2Model(config).eval()
 log = tl.trace(model, torch.randint(0, 64, (1, 4)))""",
     f"ws = [tlw.explore(log, height=300) for _ in range({COUNT})]\ndisplay(*ws)",
 ]
+# A page tall enough for four or five of the 300 px explorers at once (their frames draw only on
+# screen): the notebook is read in half as many screens. Five explorers' WebGL contexts fit the page's
+# budget (js/frame-budget.ts), so none is paused while on screen.
+TALL = 1600
 # All 22 pictures together: 400 KB of PNG before they were capped and encoded as WebP.
 MAX_PICTURES_CHARS = 200_000
 # The notebook without the bundle's copies: the cells, their outputs and every widget's state.
@@ -67,7 +71,7 @@ def test_a_notebook_of_22_explorers_saves_small_and_reopens_with_their_pictures(
     server = lab_saving_widget_state(root)
     try:
         name = server.write_notebook("many.ipynb", CELLS)
-        page = RecordedPage(browser)
+        page = RecordedPage(browser, height=TALL)
         try:
             open_notebook(page.page, server, name)
             kernel = server.kernel_for(name)

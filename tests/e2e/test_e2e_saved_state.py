@@ -7,16 +7,15 @@ drawn and says how to get the live view back; running the cells gives live widge
 
 from __future__ import annotations
 
-import json
 import shutil
-import time
 from pathlib import Path
 from typing import Any
 
-from conftest import SETTLED, RecordedPage
-from harness import JupyterServer, open_notebook, run_all_cells
 from playwright.sync_api import expect
 
+from tests.helpers.harness import open_notebook, run_all_cells
+from tests.helpers.notebook import SETTLED, RecordedPage
+from tests.helpers.saved_notebooks import assert_shows_a_drawn_graph, lab_saving_widget_state, save_notebook
 from torchlens_widgets._protocol import PICTURE_MAX_CHARS, PICTURE_PREFIXES
 
 CELLS = [
@@ -28,53 +27,6 @@ log = tl.trace(model, torch.randint(0, 128, (1, 8)))""",
     "w = tlw.explore(log, height=360)\nw.select('h.1.mlp.c_fc')\nw",
     "n = tlw.explore(log, viewer='netron', height=360)\nn",
 ]
-STATE = "application/vnd.jupyter.widget-state+json"
-
-# Non-background pixels of an <img>, read through a canvas (its data: URL is same-origin).
-INKED_PIXELS = """image => {
-  const canvas = document.createElement('canvas');
-  canvas.width = image.naturalWidth;
-  canvas.height = image.naturalHeight;
-  const context = canvas.getContext('2d');
-  context.drawImage(image, 0, 0);
-  const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
-  let inked = 0;
-  const away = i =>
-    Math.abs(data[i] - data[0]) + Math.abs(data[i + 1] - data[1]) + Math.abs(data[i + 2] - data[2]);
-  for (let i = 0; i < data.length; i += 4) if (away(i) > 60) inked++;
-  return inked;
-}"""
-
-
-def saved_pictures(path: Path) -> list[str]:
-    """The `_picture` of every widget model the notebook file keeps."""
-    notebook = json.loads(path.read_text())
-    state = notebook["metadata"].get("widgets", {}).get(STATE, {}).get("state", {})
-    return [model["state"]["_picture"] for model in state.values() if "_picture" in model["state"]]
-
-
-def lab_saving_widget_state(root: Path) -> JupyterServer:
-    """A JupyterLab in ``root`` whose notebooks keep their widget state (the widget manager's setting)."""
-    settings = root / ".jupyter-state" / "settings" / "@jupyter-widgets" / "jupyterlab-manager"
-    settings.mkdir(parents=True)
-    (settings / "plugin.jupyterlab-settings").write_text(json.dumps({"saveState": True}))
-    return JupyterServer(root).start()
-
-
-def save_notebook(page: Any, path: Path, pictures: int, timeout: float) -> list[str]:
-    """Saves the open notebook as the File menu does; the pictures in the file once it holds ``pictures``
-    (or what it holds after ``timeout`` seconds)."""
-    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
-    deadline = time.monotonic() + timeout
-    while len(saved_pictures(path)) < pictures and time.monotonic() < deadline:
-        time.sleep(0.5)
-    return saved_pictures(path)
-
-
-def assert_shows_a_drawn_graph(page: Any, image: Any) -> None:
-    """The saved picture ``image`` (a locator) has loaded and shows a drawn graph, not a blank rectangle."""
-    page.wait_for_function("image => image.complete && image.naturalWidth > 0", arg=image.element_handle())
-    assert image.evaluate(INKED_PIXELS) > 500
 
 
 def test_a_reopened_notebook_shows_each_graph_as_last_drawn_until_its_cells_run(

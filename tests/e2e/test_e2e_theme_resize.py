@@ -6,10 +6,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import RecordedPage, notebook_session
-from harness import JupyterServer
-from pixels import shows_a_graph
 from playwright.sync_api import expect
+
+from tests.helpers.harness import JupyterServer
+from tests.helpers.notebook import RecordedPage, notebook_session
+from tests.helpers.pixels import shows_a_graph
 
 CELLS = [
     """import torch, torchlens as tl, torchlens_widgets as tlw

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import notebook_session
-from harness import JupyterServer
 from playwright.sync_api import expect
+
+from tests.helpers.harness import JupyterServer
+from tests.helpers.notebook import notebook_session
 
 SETUP = """import time, torch, torchlens as tl, torchlens_widgets as tlw
 from IPython.display import display
@@ -84,10 +85,10 @@ def test_a_viewer_switch_racing_the_first_asset_request_leaves_the_cache_right(
         cached = page.page.evaluate(PAGE_CACHE)
         for key, names in cached.items():
             assert names == expected[key], f"the page cache holds the wrong files under {key}"
+        drawn = kernel.draws("w")
         kernel.run("w.viewer = 'model-explorer'")
         expect(root.locator(".tlw-title")).to_have_text("Model Explorer", timeout=60_000)
-        expect(root.locator(".tlw-status")).to_have_attribute("data-state", "ready", timeout=60_000)
+        kernel.wait_drawn("w", since=drawn, timeout=120)
         canvas = page.page.locator("iframe.tlw-frame").content_frame.locator("webgl-renderer canvas")
         expect(canvas.first).to_be_attached(timeout=60_000)
-        kernel.wait_ready("w")
         assert page.console_errors == []

@@ -14,15 +14,22 @@ from typing import Any
 
 import nbformat
 import pytest
-from conftest import RecordedPage
-from harness import alt_click_search_result, free_port, is_loopback_url, stop_process, wait_until_serving
 from playwright.sync_api import expect
 
-TESTS = Path(__file__).resolve().parents[1]
+from tests.helpers.harness import (
+    alt_click_search_result,
+    free_port,
+    is_loopback_url,
+    stop_process,
+    wait_until_serving,
+)
+from tests.helpers.notebook import RecordedPage
+
+REPO = Path(__file__).resolve().parents[2]  # the kernel imports tests.helpers from here
 CELLS = [
     f"""import sys, torch, torchlens as tl, torchlens_widgets as tlw, ipywidgets
-sys.path.insert(0, {str(TESTS)!r})
-from models import gpt2
+sys.path.insert(0, {str(REPO)!r})
+from tests.helpers.models import gpt2
 model, tokens = gpt2(n_layer=2)
 with torch.no_grad():
     log = tl.trace(model, tokens)""",

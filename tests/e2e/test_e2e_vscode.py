@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RecordedPage
-from harness import JupyterServer, KernelAccess, alt_click_search_result, open_info_panel
 from playwright.sync_api import expect
-from vscode_host.host import VSCodeHost, VSCodeNotebook
+
+from tests.helpers.harness import JupyterServer, KernelAccess, alt_click_search_result, open_info_panel
+from tests.helpers.notebook import RecordedPage
+from tests.helpers.vscode_host.host import VSCodeHost, VSCodeNotebook
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +96,8 @@ def test_ipywidgets_slider_round_trips(slider: Session) -> None:
 # ----- torchlens-widgets on GPT-2 in the emulated VS Code notebook -------------------------------------
 
 SETUP = f"""import sys, copy, torch, torchlens as tl, torchlens_widgets as tlw
-sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
-from models import gpt2
+sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+from tests.helpers.models import gpt2
 model, tokens = gpt2(n_layer=2)
 tuned = copy.deepcopy(model)
 with torch.no_grad():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import socket
 import subprocess
@@ -322,3 +323,16 @@ def open_info_panel(frame: Any) -> None:
     panel.locator(".hide-toggle").wait_for(state="attached", timeout=30_000)
     if panel.evaluate("el => el.getBoundingClientRect().width") < 100:
         panel.locator(".hide-toggle").click()
+
+
+def select_in_viewer_ui(frame: Any, label: str, node_id: str) -> None:
+    """Select a node the way a user can without aiming at the WebGL canvas: the app's own search box.
+
+    The search matches attributes as key=value; Alt+click on a result selects the node (a plain
+    click only centres it).
+    """
+    search = frame.locator('search-bar input[placeholder="Search nodes/layers by regex"]')
+    search.fill(f"^torchlens_label={re.escape(label)}$")
+    result = frame.locator(f'search-bar mat-tree-node[data-id="{node_id}"] .edge-node')
+    result.wait_for(timeout=30_000)
+    result.click(modifiers=["Alt"])

@@ -3,6 +3,8 @@ configs with random weights (nothing is downloaded)."""
 
 from __future__ import annotations
 
+import copy
+
 import torch
 from torch import nn
 
@@ -87,3 +89,57 @@ class Nest(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.inner(x))
+
+
+def small_gpt2() -> tuple[nn.Module, torch.Tensor]:
+    """GPT-2's architecture, 2 blocks 64 wide (random weights), and a 12-token input."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    config = GPT2Config(
+        n_layer=2, n_embd=64, n_head=2, vocab_size=1000, n_positions=64, bos_token_id=0, eos_token_id=0
+    )
+    return GPT2LMHeadModel(config).eval(), torch.randint(0, 1000, (1, 12))
+
+
+def with_inf(model: nn.Module) -> nn.Module:
+    """A copy whose first block's attention projection has one infinite weight."""
+    broken = copy.deepcopy(model)
+    with torch.no_grad():
+        broken.transformer.h[0].attn.c_proj.weight[0, 0] = float("inf")
+    return broken
+
+
+class CrashAfterGPT2(nn.Module):
+    """GPT-2, then a head whose input width does not match: the forward raises after GPT-2 ran."""
+
+    def __init__(self, body: nn.Module) -> None:
+        super().__init__()
+        self.body = body
+        self.head = nn.Linear(65, 2)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        hidden = self.body(tokens).last_hidden_state
+        return self.head(hidden)
+
+
+class Block(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(8, 8)
+        self.act = nn.ReLU()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.act(self.lin(x)) + x
+
+
+class SharedBlock(nn.Module):
+    """One multi-op module called twice: two module-call boxes, "block:1" and "block:2"."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.block = Block()
+        self.head = nn.Linear(8, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.block(self.block(x)))

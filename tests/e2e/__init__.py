@@ -1,0 +1,1 @@
+"""End-to-end tests: a real JupyterLab (and other hosts) in headless Chromium."""
