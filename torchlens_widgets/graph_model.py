@@ -75,6 +75,26 @@ def model_explorer_payload(log: Any, **options: Any) -> ModelExplorerPayload:
 MAX_DIRECT_OPS = 1000
 
 
+class TraceGraph:
+    """The graph model of one trace: torchlens' Model Explorer payload, exported on first use (the
+    first view's graph request, or a Python call that needs a node id). Model Explorer draws it, and the
+    overlays and baseline facts key on it whatever the viewer: a widget holds one per trace and hands it
+    to each part, so the trace is exported once."""
+
+    def __init__(self, log: Any, privacy_profile: str = "local") -> None:
+        self._log = log
+        self._privacy_profile = privacy_profile
+
+    @functools.cached_property
+    def payload(self) -> ModelExplorerPayload:
+        return model_explorer_payload(self._log, privacy_profile=self._privacy_profile)
+
+    @property
+    def exported(self) -> bool:
+        """Whether torchlens' export has run (what the graph's size is known from)."""
+        return "payload" in self.__dict__
+
+
 def split_wide_layers(collection: dict[str, Any], limit: int = MAX_DIRECT_OPS) -> dict[str, Any]:
     """``collection`` with the direct ops of any layer wider than ``limit`` grouped, in execution order,
     into sub-layers ``"ops 1-1000"``, ``"ops 1001-2000"``, ...

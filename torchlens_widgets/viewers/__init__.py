@@ -10,6 +10,7 @@ from .._assets import AssetBundle
 from .._errors import ViewerNotAvailableError
 from .._protocol import GraphResult, Reply
 from .._trace import NodeLookup
+from ..graph_model import TraceGraph
 from .model_explorer import ModelExplorerSource
 from .netron import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, NetronSource, ShowBuffers
 
@@ -49,13 +50,15 @@ def make_source(
     privacy_profile: str = "local",
     depth: int = DEFAULT_DEPTH,
     show_buffers: ShowBuffers = DEFAULT_SHOW_BUFFERS,
+    graph: TraceGraph | None = None,
 ) -> ViewerSource:
     """The kernel side of ``viewer`` for ``log``; raises (typed, with a remedy) before anything is drawn.
 
     ``depth`` and ``show_buffers`` are Netron's options (tl.export.netron's); Model Explorer has none.
+    ``graph`` is the trace's graph model when the caller holds one (Model Explorer draws it).
     """
     if viewer == "model-explorer":
-        return ModelExplorerSource(log, privacy_profile)
+        return ModelExplorerSource(log, graph or TraceGraph(log, privacy_profile))
     if viewer == "netron":
         return NetronSource(log, granularity, privacy_profile, depth, show_buffers)
     raise ViewerNotAvailableError(

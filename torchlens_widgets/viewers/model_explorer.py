@@ -17,7 +17,7 @@ from .._protocol import HIGHLIGHT_STYLE, ModelExplorerGraph, Reply, Role
 from .._trace import drawn_id, record_for_label, resolve_name
 from .._viewer_versions import checked_version
 from ..diffing.baseline import BASELINE_ATTR_KEYS, BaselineFacts
-from ..graph_model import ModelExplorerPayload, NodeIndex, model_explorer_payload, validate
+from ..graph_model import ModelExplorerPayload, NodeIndex, TraceGraph, validate
 
 if TYPE_CHECKING:
     from .._overlays import Overlay
@@ -126,19 +126,18 @@ def with_baseline(collection: Mapping[str, Any], facts: BaselineFacts) -> dict[s
 class ModelExplorerSource:
     """A trace as a Model Explorer graph collection."""
 
-    def __init__(self, log: Any, privacy_profile: str = "local") -> None:
+    def __init__(self, log: Any, graph: TraceGraph) -> None:
         self._log = log
         model_explorer_assets()  # missing or unsupported assets fail here, before anything is drawn
-        self._privacy_profile = privacy_profile
+        # Exported on first use: explore() returns at once, so the view's frame (on screen) boots while
+        # torchlens exports; the app starts with the graph's ids when the graph lands.
+        self._graph = graph
         self.baseline: BaselineFacts | None = None
         self._annotated: tuple[BaselineFacts, bytes] | None = None
 
-    # Exported on first use (the first view's graph request, or a Python call that needs a node id):
-    # explore() returns at once, so the view's frame (on screen) boots while torchlens exports; the app
-    # starts with the graph's ids when the graph lands.
-    @functools.cached_property
+    @property
     def payload(self) -> ModelExplorerPayload:
-        return model_explorer_payload(self._log, privacy_profile=self._privacy_profile)
+        return self._graph.payload
 
     @property
     def index(self) -> NodeIndex:
@@ -147,7 +146,7 @@ class ModelExplorerSource:
     @property
     def exported(self) -> bool:
         """Whether torchlens' export has run (what the graph's size is known from)."""
-        return "payload" in self.__dict__
+        return self._graph.exported
 
     def assets(self) -> AssetBundle:
         return model_explorer_assets()

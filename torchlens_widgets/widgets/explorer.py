@@ -13,20 +13,9 @@ from .._assets import AssetBundle
 from .._errors import (
     DebugQuestionError,
     NodeNotFoundError,
-    OverlayUnavailableError,
     ViewerNotAvailableError,
 )
 from .._offline import DEFAULT_MAX_BYTES
-from .._overlays import (
-    OVERLAYS,
-    VALUE_OVERLAYS,
-    Overlay,
-    OverlayCache,
-    OverlayFunction,
-    check_overlay_name,
-    overlay_choices,
-    overlay_over,
-)
 from .._privacy import check_privacy_profile, refuse_under_public
 from .._protocol import (
     GraphParams,
@@ -38,20 +27,19 @@ from .._protocol import (
     Reply,
 )
 from .._trace import require_trace
-from ..diffing.baseline import BASELINE_OVERLAY_NAME, BaselineFacts, baseline_facts
+from ..graph_model import TraceGraph
 from ..inspector.reply import inspect_record
 from ..viewers import VIEWERS, ViewerSource, make_source
-from ..viewers.model_explorer import ModelExplorerSource
 from ..viewers.netron import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, check_granularity, check_netron_options
 from . import base
 from .base import unsubscriber
-from .debugging import DebuggingWidget
+from .overlaying import OverlayingWidget
 from .saving import SAVED_TRAITS, SavedView, save_explorer_html
 
 SelectCallback = Callable[[Any], None]
 
 
-class Explorer(DebuggingWidget):
+class Explorer(OverlayingWidget):
     """A torchlens trace drawn inline by Model Explorer (or Netron), selection synced with the kernel.
 
     Create it with :func:`torchlens_widgets.explore`.
@@ -67,18 +55,8 @@ class Explorer(DebuggingWidget):
     viewer = traitlets.Unicode("model-explorer").tag(sync=True)
     # Netron's view of the trace: module calls as drill-down boxes, every op flat, or rolled passes.
     granularity = traitlets.Unicode("module").tag(sync=True)
-    # Colour nodes by a measured fact: "" | "time" | "flops" | "bytes" | "nan" | "magnitude" |
-    # "grad_norm" | "field:<record field>". A refused overlay leaves the previous one in place.
-    overlay = traitlets.Unicode("").tag(sync=True)
-    # What the widget shows next to the overlay control: coverage, or why an overlay was refused.
-    overlay_summary = traitlets.Unicode("", read_only=True).tag(sync=True)
-    # A second Trace to compare against (Python-only; never synced), or None.
-    baseline = traitlets.Any(None, allow_none=True)
-    # What the browser shows about it: {"reference", "line", "counts", "unpaired", ...}; {} when none.
-    baseline_summary = traitlets.Dict(read_only=True).tag(sync=True)
     # The torchlens label of the selection; derived in the kernel from selected_node.
     selected_label = traitlets.Unicode("", read_only=True).tag(sync=True)
-    _overlay_choices = traitlets.List(traitlets.Unicode(), [*OVERLAYS, "delta"]).tag(sync=True)
     # Netron's module grouping depth (an int >= 1) and buffer policy ("never" | "meaningful" |
     # "always"): tl.export.netron's options, checked by torchlens (ValueError naming the choices).
     depth = traitlets.Any(DEFAULT_DEPTH).tag(sync=True)
@@ -112,14 +90,11 @@ class Explorer(DebuggingWidget):
         self._netron_options = check_netron_options(depth, show_buffers)
         self._privacy_profile = check_privacy_profile(privacy_profile)
         self._callbacks: list[SelectCallback] = []
+        self._graph = TraceGraph(log, self._privacy_profile)  # exported once, on first use
         self._sources: dict[tuple[str, str], ViewerSource] = {}
-        self._facts: BaselineFacts | None = None
-        self._facts_of: tuple[Any, BaselineFacts] | None = None  # (reference, its facts): computed once
+        self._facts = None  # the baseline's, set by _init_colouring (the sources are told them)
         self._source: ViewerSource = self._source_for(viewer, granularity)  # raises before drawing
-        if baseline is not None:
-            self._apply_facts(self._baseline_facts(baseline))  # refusals raise before anything is drawn
-        self._overlays = OverlayCache(log, self._overlay_collection, self._privacy_profile)
-        self._overlay = self._overlay_for(overlay)  # refused overlays raise here
+        self._init_colouring(overlay, baseline)  # refused overlays and baselines raise here
         super().__init__(
             viewer=viewer,
             granularity=granularity,
@@ -134,12 +109,10 @@ class Explorer(DebuggingWidget):
             _graph_rev=1,
             **kwargs,
         )
-        self.set_trait("overlay_summary", self._overlay.summary if self._overlay else "")
-        self.set_trait("baseline_summary", self._facts.summary() if self._facts else {})
+        self._publish_colouring()
         # torchlens' answer, asked once: after the first graph reply (it reads every saved output,
         # a second on a 10,000-op trace, and the graph need not wait for it) or when the user asks.
         self._nonfinite: _debug.NonFinite | None = None
-        self._refresh_choices()
         self._refresh_questions()
         self._open()
         if failure is not None:
@@ -178,28 +151,6 @@ class Explorer(DebuggingWidget):
         return unsubscriber(self._callbacks, callback)
 
     # ----- debugging ------------------------------------------------------------------------------
-
-    def add_overlay(self, name: str, fn: OverlayFunction) -> Explorer:
-        """Add an overlay named ``name``: ``fn(record)`` returns a number or None per op record.
-
-        torchlens' node-data builder calls ``fn`` (e.g. ``lambda r: r.out.float().std()``); the name is
-        then listed in the toolbar, ``w.overlay = name`` colours both viewers, and ``save_html()``
-        includes it. A built-in overlay's name raises ValueError; a function that raises makes
-        ``w.overlay = name`` raise OverlayUnavailableError (the previous overlay stays).
-        """
-        if self._privacy_profile == "public":
-            raise OverlayUnavailableError(
-                f"add_overlay({name!r}, ...): a custom overlay may read activation values, which "
-                "privacy_profile='public' withholds. Remedy: explore with privacy_profile='local', or use "
-                "a 'field:' overlay of a public field."
-            )
-        self._overlays.add(name, fn)  # OverlayNameError (a ValueError) for a taken name
-        self._refresh_choices()
-        if self.overlay == name:  # on screen: redraw with the new function
-            self._overlay = self._overlay_for(name)
-            self.set_trait("overlay_summary", self._overlay.summary if self._overlay else "")
-            self._graph_rev += 1
-        return self
 
     def first_divergence(self, rtol: float = 1e-5, atol: float = 1e-8) -> tuple[Any, Any] | None:
         """torchlens' first divergence of this trace from its baseline (``tl.debug.first_divergence``).
@@ -312,105 +263,6 @@ class Explorer(DebuggingWidget):
             )
         return value
 
-    @traitlets.observe("overlay")
-    def _on_overlay(self, change: dict[str, Any]) -> None:
-        if not self._ready:  # still in __init__ (already applied)
-            return
-        from_browser = self._set_by_view("overlay")  # chosen in the toolbar, not in Python
-        try:
-            overlay = self._overlay_for(change["new"])
-        except OverlayUnavailableError as error:
-            # The previous overlay stays, on screen and in the trait; the reason is shown in the widget.
-            self.overlay = change["old"]
-            self.set_trait("notice", str(error))
-            if not from_browser:
-                raise
-            return
-        self._overlay = overlay
-        with self.hold_trait_notifications():
-            self.set_trait("notice", "")
-            self.set_trait("overlay_summary", overlay.summary if overlay else "")
-            self._graph_rev += 1
-
-    def _overlay_for(self, name: str) -> Overlay | None:
-        if name == "delta":
-            return self._delta_overlay()
-        return self._overlays.get(check_overlay_name(name, self._overlays.custom_names))
-
-    def _refresh_choices(self) -> None:
-        """The toolbar's overlays: torchlens' for this capture and profile, the delta, the custom ones."""
-        built_in = overlay_choices(self._log)
-        if self._privacy_profile == "public":  # the toolbar offers only what the profile can show
-            self._overlay_choices = [name for name in built_in if name not in VALUE_OVERLAYS]
-            return
-        self._overlay_choices = [*built_in, "delta", *self._overlays.custom_names]
-
-    def _delta_overlay(self) -> Overlay:
-        """torchlens' max-abs delta per node against the baseline (no value where no row settled)."""
-        if self._facts is None:
-            raise OverlayUnavailableError(
-                "The 'delta' overlay needs a baseline. Remedy: set w.baseline = <another trace of this "
-                "model> (or explore(log, baseline=ref)) first."
-            )
-        facts = self._facts
-        return overlay_over(
-            self._overlay_collection(), "delta", BASELINE_OVERLAY_NAME, facts.overlay, facts.overlay_coverage
-        )
-
-    # ----- baseline ---------------------------------------------------------------------------------
-
-    def _baseline_facts(self, ref: Any) -> BaselineFacts:
-        if self._facts_of is not None and self._facts_of[0] is ref:
-            return self._facts_of[1]
-        if self._privacy_profile == "public":
-            raise refuse_under_public(
-                "baseline= compares saved values", "explore with privacy_profile='local'."
-            )
-        require_trace(ref, "baseline")
-        payload = self._model_explorer().payload
-        facts = baseline_facts(self._log, ref, payload=payload)  # SelfComparisonError on log is ref
-        self._facts_of = (ref, facts)
-        return facts
-
-    @traitlets.validate("baseline")
-    def _check_baseline(self, proposal: dict[str, Any]) -> Any:
-        value = proposal["value"]
-        if value is not None:
-            self._baseline_facts(value)  # raises (typed, with torchlens' remedy); the old baseline stays
-        return value
-
-    @traitlets.observe("baseline")
-    def _on_baseline(self, change: dict[str, Any]) -> None:
-        if not self._ready:  # still in __init__ (already applied)
-            return
-        self._apply_facts(self._baseline_facts(change["new"]) if change["new"] is not None else None)
-        with self.hold_trait_notifications():
-            self.set_trait("baseline_summary", self._facts.summary() if self._facts else {})
-            if self.overlay == "delta":  # recompute against the new baseline, or drop it with the baseline
-                if self._facts is None:
-                    self.overlay = ""
-                else:
-                    self._overlay = self._delta_overlay()
-                    self.set_trait("overlay_summary", self._overlay.summary)
-            self._graph_rev += 1
-            self._refresh_questions()
-
-    def _apply_facts(self, facts: BaselineFacts | None) -> None:
-        self._facts = facts
-        if facts is None:
-            self._facts_of = None
-        for source in self._sources.values():
-            source.baseline = facts
-
-    def _overlay_collection(self) -> dict[str, Any]:
-        return self._model_explorer().payload.collection
-
-    def _model_explorer(self) -> ModelExplorerSource:
-        """Overlays and baseline facts are keyed by the Model Explorer payload, whatever the view."""
-        source = self._source_for("model-explorer", "")
-        assert isinstance(source, ModelExplorerSource)
-        return source
-
     @traitlets.validate("granularity")
     def _check_granularity(self, proposal: dict[str, Any]) -> str:
         return check_granularity(proposal["value"])
@@ -486,7 +338,7 @@ class Explorer(DebuggingWidget):
         if key not in self._sources:
             depth, show_buffers = self._netron_options
             self._sources[key] = make_source(
-                viewer, self._log, granularity, self._privacy_profile, depth, show_buffers
+                viewer, self._log, granularity, self._privacy_profile, depth, show_buffers, self._graph
             )
             self._sources[key].baseline = self._facts
         return self._sources[key]
