@@ -1,8 +1,8 @@
 // A widget's view, explore or diff: chrome + a viewer frame + inspectors, wired to the kernel model.
 // What differs between the two views is a ViewKind (js/view-kind.ts). The parts with state of their
 // own: the drawing (js/graph-drawing.ts), the inspectors (js/inspection.ts), the debug buttons
-// (js/debug-buttons.ts) and the inspector layout (js/layout-traits.ts); this file wires them to the
-// model's events and closes them together.
+// (js/debug-buttons.ts), the inspector layout (js/layout-traits.ts) and the toolbar
+// (js/toolbar-traits.ts); this file wires them to the model's events and closes them together.
 import { KernelChannel } from "./channel";
 import { DebugButtons } from "./debug-buttons";
 import { GraphDrawing } from "./graph-drawing";
@@ -14,6 +14,7 @@ import { bindLayout } from "./layout-traits";
 import { restoredWithoutKernel } from "./saved-picture";
 import { statusLine } from "./status-line";
 import { followHostTheme } from "./theme";
+import { bindToolbar } from "./toolbar-traits";
 import { listen, type TraitsModel } from "./traits";
 import { WidgetView } from "./view";
 import type { ViewKind } from "./view-kind";
@@ -69,8 +70,6 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   const debugButtons = new DebugButtons(model, view, channel, life, statusText);
   debugButtons.offerLineage(kind, inspection);
   debugButtons.refresh();
-  const showTopDeltas = () => view.setChips("Largest deltas:", kind.chips(model, onSelect));
-  showTopDeltas();
 
   const onSelectedNode = () => {
     drawing.current?.select(model.get("selected_node"));
@@ -84,18 +83,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     drawing.current?.highlight(model.get("_highlight_nodes") ?? []);
     refreshStatus();
   };
-  const onOverlay = () => view.setOverlay(model.get("overlay") ?? "", model.get("overlay_summary") ?? "");
-  const onNotice = () => view.setNotice(model.get("notice") ?? "");
-  // The choices grow when the kernel adds a custom overlay (w.add_overlay).
-  const onOverlayChoices = () => {
-    view.setOverlayChoices(model.get("_overlay_choices") ?? [], (overlay) => {
-      model.set("overlay", overlay); // the kernel answers with a new graph, or a notice and the old value
-      model.save_changes();
-    });
-    onOverlay();
-  };
-  onOverlayChoices();
-  onNotice();
+  const stopToolbar = bindToolbar(model, view, kind, onSelect);
   // Every model event this view listens to, so that closing the view removes exactly these.
   const stopListening = listen(model, [
     ["change:selected_node", onSelectedNode],
@@ -104,10 +92,6 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     ["change:baseline_summary", onSelectedLabel],
     ["change:height", () => view.setHeight(model.get("height"))],
     ["change:_graph_rev", () => drawing.redraw()],
-    ["change:overlay", onOverlay],
-    ["change:overlay_summary", onOverlay],
-    ["change:notice", onNotice],
-    ["change:_overlay_choices", onOverlayChoices],
     ["change:_debug_questions", () => debugButtons.refresh()],
     ["change:debug_status", refreshStatus],
     ["change:highlighted", refreshStatus],
@@ -147,6 +131,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     inspection.dispose();
     layout.dispose();
     stopListening();
+    stopToolbar();
     channel.dispose();
   };
 }

@@ -4,6 +4,8 @@
 // what arrives before any view code reads it. tests/js/protocol-contract.test.ts parses the sample
 // replies pytest writes (tests/fixtures/protocol/) with these same parsers.
 
+import { array, fail, isObject, type Json, object, oneOf, string } from "./json-checks";
+
 // ----- constants shared with the kernel -------------------------------------------------------------
 
 /** Tag of a recording written by `w.save_html()` (torchlens_widgets/_offline.py writes it). */
@@ -26,46 +28,7 @@ export const MIN_INSPECTOR_WIDTH = 160;
 /** What each cell of a heatmap's mask buffer means (the kernel's MASK_* codes). */
 export const MASK_CODES = { finite: 0, nan: 1, posinf: 2, neginf: 3 } as const;
 
-// ----- errors -----------------------------------------------------------------------------------------
-
-/** A reply that does not have the shape this protocol says (an older or newer kernel side). */
-export class ProtocolError extends Error {}
-
-function fail(what: string, detail: string): never {
-  throw new ProtocolError(
-    `The kernel's ${what} is not what this widget understands (${detail}). Remedy: restart the kernel and re-run the cell, so the ` +
-      "kernel and the page run the same torchlens-widgets version.",
-  );
-}
-
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function object(what: string, value: unknown): Json {
-  if (!isObject(value)) fail(what, "not an object");
-  return value;
-}
-
-function string(what: string, value: Json, key: string): string {
-  const field = value[key];
-  if (typeof field !== "string") fail(what, `'${key}' is not text`);
-  return field;
-}
-
-function array(what: string, value: Json, key: string): unknown[] {
-  const field = value[key];
-  if (!Array.isArray(field)) fail(what, `'${key}' is not a list`);
-  return field;
-}
-
-function oneOf<T extends string>(what: string, value: Json, key: string, allowed: readonly T[]): T {
-  const field = string(what, value, key);
-  if (!(allowed as readonly string[]).includes(field)) fail(what, `'${key}' is ${JSON.stringify(field)}`);
-  return field as T;
-}
+export { ProtocolError } from "./json-checks";
 
 // ----- the envelope -------------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { colourAt, hex } from "../../js/colour";
-import { heatColor } from "../../js/inspector";
+import { heatColor } from "../../js/inspector-values";
 import { nodeColour } from "../../js/netron/overlay";
 
 // matplotlib's viridis (matplotlib/_cm_listed.py, 256 entries) at 0, 1/8, ..., 1, as hex.

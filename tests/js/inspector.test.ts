@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { InspectorPanel, INSPECTOR_STYLES } from "../../js/inspector";
 import {
   binRange,
   bufferAt,
@@ -9,11 +10,9 @@ import {
   heatmapCssSize,
   heatmapRGBA,
   histogramBars,
-  InspectorPanel,
-  INSPECTOR_STYLES,
   NONFINITE_COLORS,
   statsRows,
-} from "../../js/inspector";
+} from "../../js/inspector-values";
 import type { PanelInspectReply, TensorStats } from "../../js/protocol";
 
 const STATS: TensorStats = {
