@@ -7,7 +7,8 @@ import { debugQuestions, parseDebugReply, type DebugParams } from "./protocol";
 import type { TraitsModel } from "./traits";
 import type { WidgetView } from "./view";
 import type { ViewKind } from "./view-kind";
-import { describe, type ViewLife } from "./view-life";
+import { errorText } from "./error-text";
+import type { ViewLife } from "./view-life";
 
 export class DebugButtons {
   constructor(
@@ -42,7 +43,7 @@ export class DebugButtons {
       if (this.model.get("status") === "ready") this.view.setStatus(this.statusWith(reply.status), "ready");
     } catch (error) {
       // A refusal (nothing selected, no baseline) is not a broken widget: it is said like a refused overlay.
-      if (!this.life.disposed && !this.life.lost) this.view.setNotice(describe(error));
+      if (!this.life.disposed && !this.life.lost) this.view.setNotice(errorText(error));
     }
   }
 }

@@ -16,7 +16,8 @@ import { createViewer, VIEWER_TITLES, type ViewerFrame } from "./viewers";
 import type { WidgetView } from "./view";
 import { viewBudget } from "./view-budget";
 import type { ViewKind } from "./view-kind";
-import { describe, type ViewLife } from "./view-life";
+import { errorText } from "./error-text";
+import type { ViewLife } from "./view-life";
 
 /** The error shown when a displayed viewer never drew (with what the viewer reported while starting). */
 function drawTimeout(frame: ViewerFrame): Error {
@@ -135,7 +136,7 @@ export class GraphDrawing {
 
   private fail(error: unknown): void {
     if (this.life.disposed || this.life.lost) return; // a request the lost kernel never answered: already explained
-    const text = describe(error);
+    const text = errorText(error);
     this.view.showError(text);
     this.report("error", text);
   }

@@ -18,7 +18,8 @@ import { bindToolbar } from "./toolbar-traits";
 import { listen, type TraitsModel } from "./traits";
 import { WidgetView } from "./view";
 import type { ViewKind } from "./view-kind";
-import { describe, type ViewLife } from "./view-life";
+import { errorText } from "./error-text";
+import type { ViewLife } from "./view-life";
 
 export type { TraitsModel } from "./traits";
 export type { ViewKind } from "./view-kind";
@@ -63,7 +64,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
       const known = current?.imageFormats.find((offered) => offered === format);
       if (!current || !known) return; // the buttons follow the frame; a click may race a redraw
       view.setNotice("");
-      current.saveImage(known).catch((error) => view.setNotice(`The image was not saved: ${describe(error)}`));
+      current.saveImage(known).catch((error) => view.setNotice(`The image was not saved: ${errorText(error)}`));
     },
     toggleMaximized: () => layout.toggleMaximized(),
   });

@@ -5,7 +5,8 @@ import type { InspectorPanel } from "./inspector";
 import { parseInspectReply } from "./protocol";
 import type { TraitsModel } from "./traits";
 import type { ViewKind } from "./view-kind";
-import { describe, type ViewLife } from "./view-life";
+import { errorText } from "./error-text";
+import type { ViewLife } from "./view-life";
 
 export class Inspection {
   private generation = 0;
@@ -40,7 +41,7 @@ export class Inspection {
           if (result.kind === "none") panel.clear();
           else panel.update(result, buffers);
         } catch (error) {
-          if (current()) panel.showMessage(`Could not inspect ${label}: ${describe(error)}`);
+          if (current()) panel.showMessage(`Could not inspect ${label}: ${errorText(error)}`);
         }
       }),
     );

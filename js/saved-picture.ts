@@ -5,6 +5,7 @@
 // runs again: the view would wait for assets and a graph nobody sends. It shows the picture of the
 // graph as last drawn instead (a small WebP or PNG one view kept in the `_picture` trait) and says how to
 // get the live view back.
+import { errorText } from "./error-text";
 import { PICTURE_MAX_CHARS, PICTURE_PREFIXES } from "./protocol";
 
 /** How long after a draw or a selection a view waits to keep its picture (the viewer may be centring). */
@@ -183,7 +184,7 @@ export function pictureKeeper(source: PictureSource, codec: PictureCodec = canva
       shared.url = picture.url;
       shared.fingerprint = picture.fingerprint;
     } catch (error) {
-      console.warn(`torchlens-widgets: no picture of the graph was kept: ${error instanceof Error ? error.message : String(error)}`);
+      console.warn(`torchlens-widgets: no picture of the graph was kept: ${errorText(error)}`);
     }
   };
   return {

@@ -7,7 +7,3 @@ export interface ViewLife {
   /** Set once the kernel is gone: nothing may ask it or report to it any more. */
   lost: KernelLoss | null;
 }
-
-export function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

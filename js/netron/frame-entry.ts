@@ -10,7 +10,8 @@
 // import map can no longer change.
 import { forwardEscape, keepFocusWithUser } from "../frame-manners";
 import { importMap, MODULE_PREFIX, rewriteModule } from "./document";
-import { describe, fromParent, post } from "./frame-messages";
+import { errorText } from "../error-text";
+import { fromParent, post } from "./frame-messages";
 import { WidgetFrame } from "./navigation";
 import { FrameHost, load } from "./netron-host";
 import type { BaseModule, ViewModule } from "./netron-view";
@@ -118,7 +119,7 @@ keepFocusWithUser();
 forwardEscape(() => post({ cmd: NETRON_ESCAPE }));
 
 window.addEventListener("error", (event) => post({ cmd: NETRON_FAILED, message: String(event.message || event.error) }));
-window.addEventListener("unhandledrejection", (event) => post({ cmd: NETRON_FAILED, message: describe(event.reason) }));
+window.addEventListener("unhandledrejection", (event) => post({ cmd: NETRON_FAILED, message: errorText(event.reason) }));
 
 const onBoot = (event: MessageEvent): void => {
   const data = event.data as NetronBootMessage | undefined;

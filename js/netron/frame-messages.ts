@@ -18,5 +18,3 @@ const TARGET_ORIGIN = PARENT_ORIGIN === "null" ? "*" : PARENT_ORIGIN;
 export const post = (message: { cmd: string; [key: string]: unknown }): void => window.parent.postMessage(message, TARGET_ORIGIN);
 
 export const fromParent = (event: MessageEvent): boolean => event.source === window.parent && event.origin === PARENT_ORIGIN;
-
-export const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -1,7 +1,8 @@
 // Inside the Netron frame: what the widget asks of Netron, one operation at a time. Open a model from
 // memory, select a node by name (finding it in the module-call bodies and drilling down to it), and
 // keep the overlay on whatever graph is on screen. Selections the user makes go out to the parent.
-import { describe, post } from "./frame-messages";
+import { errorText } from "../error-text";
+import { post } from "./frame-messages";
 import type { FrameHost } from "./netron-host";
 import {
   activate,
@@ -108,7 +109,7 @@ export class WidgetFrame {
           attached,
         });
       } catch (error) {
-        post({ cmd: NETRON_FAILED, id: message.id, message: describe(error) });
+        post({ cmd: NETRON_FAILED, id: message.id, message: errorText(error) });
         void this.view.error(error, null, "welcome"); // Netron's own alert, in the frame
       }
     });
@@ -138,7 +139,7 @@ export class WidgetFrame {
       try {
         post({ cmd: NETRON_PICTURE, id: message.id, blob: await viewportPicture() });
       } catch (error) {
-        post({ cmd: NETRON_PICTURE, id: message.id, blob: null, error: describe(error) });
+        post({ cmd: NETRON_PICTURE, id: message.id, blob: null, error: errorText(error) });
       }
     });
   }

@@ -4,7 +4,8 @@
 // dialogs of its own and keeps options in memory. Check this file and netron-view.ts when the netron
 // pin moves.
 import { MODULE_PREFIX } from "./document";
-import { describe, post } from "./frame-messages";
+import { errorText } from "../error-text";
+import { post } from "./frame-messages";
 import type { BaseModule, NetronContext, NetronView } from "./netron-view";
 import { NETRON_EXPORT, NETRON_FAILED, type NetronFile } from "./protocol";
 
@@ -193,7 +194,7 @@ export class FrameHost {
   }
 
   exception(error: unknown, fatal: boolean): void {
-    post({ cmd: NETRON_FAILED, message: describe(error), fatal: Boolean(fatal) });
+    post({ cmd: NETRON_FAILED, message: errorText(error), fatal: Boolean(fatal) });
   }
 
   event(): void {

@@ -6,7 +6,6 @@ import { NETRON_EXPORT } from "../../js/netron/protocol";
 const posted: { cmd: string; [key: string]: unknown }[] = [];
 vi.mock("../../js/netron/frame-messages", () => ({
   post: (message: { cmd: string }) => posted.push(message),
-  describe: (error: unknown) => String(error),
 }));
 const { FrameHost } = await import("../../js/netron/netron-host");
 

@@ -92,7 +92,6 @@ class Explorer(OverlayingWidget):
         self._callbacks: list[SelectCallback] = []
         self._graph = TraceGraph(log, self._privacy_profile)  # exported once, on first use
         self._sources: dict[tuple[str, str], ViewerSource] = {}
-        self._facts = None  # the baseline's, set by _init_colouring (the sources are told them)
         self._source: ViewerSource = self._source_for(viewer, granularity)  # raises before drawing
         self._init_colouring(overlay, baseline)  # refused overlays and baselines raise here
         super().__init__(

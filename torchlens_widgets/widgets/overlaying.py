@@ -47,14 +47,15 @@ class OverlayingWidget(DebuggingWidget):
     _privacy_profile: str
     _graph: TraceGraph
     _sources: dict[tuple[str, str], ViewerSource]
+    # The baseline's facts (each source is told them) and the reference they were computed for.
+    _facts: BaselineFacts | None = None
+    _facts_of: tuple[Any, BaselineFacts] | None = None
 
     def _refresh_questions(self) -> None:
         raise NotImplementedError
 
     def _init_colouring(self, overlay: str, baseline: Any) -> None:
         """Checks the opening overlay and baseline (refusals raise before anything is drawn)."""
-        self._facts: BaselineFacts | None = None
-        self._facts_of: tuple[Any, BaselineFacts] | None = None  # (reference, its facts): computed once
         if baseline is not None:
             self._apply_facts(self._baseline_facts(baseline))
         self._overlays = OverlayCache(
