@@ -1,4 +1,4 @@
-// Runs INSIDE both viewer frames (imported by model-explorer/frame-shim.ts and netron/frame-entry.ts,
+// Runs INSIDE both viewer frames (imported by the model-explorer/ shim, frame-shim.ts and its parts, and netron/frame-entry.ts,
 // before the viewer's own scripts): the frame is a guest in the notebook page.
 //
 // The viewers focus their own elements as they draw: Netron focuses its graph on every open, Model
