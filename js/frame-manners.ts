@@ -1,5 +1,6 @@
-// Runs INSIDE both viewer frames (imported by model-explorer/frame-shim.ts and netron/frame-entry.ts,
-// before the viewer's own scripts): the frame is a guest in the notebook page.
+// Runs INSIDE both viewer frames (imported by the Model Explorer shim, model-explorer/frame-shim.ts and
+// its shim-*.ts parts, and by netron/frame-entry.ts, before the viewer's own scripts): the frame is a
+// guest in the notebook page.
 //
 // The viewers focus their own elements as they draw: Netron focuses its graph on every open, Model
 // Explorer its controls. A focus() inside a frame moves the page's keyboard focus into the frame and

@@ -65,6 +65,9 @@ export interface ShimConfig {
   infoPanelClosed?: boolean;
 }
 
+/** How the frame shim posts to the parent page (at the parent's origin only). */
+export type ShimPost = (message: Record<string, unknown>) => void;
+
 export interface ShimFetchRequest {
   cmd: typeof SHIM_FETCH;
   id: number;

@@ -15,26 +15,7 @@ import { fromParent, post } from "./frame-messages";
 import { WidgetFrame } from "./navigation";
 import { FrameHost, load } from "./netron-host";
 import type { BaseModule, ViewModule } from "./netron-view";
-import {
-  NETRON_BOOT,
-  NETRON_ESCAPE,
-  NETRON_EXPORT_REQUEST,
-  NETRON_FAILED,
-  NETRON_HELLO,
-  NETRON_HIGHLIGHT,
-  NETRON_OPEN,
-  NETRON_OVERLAY,
-  NETRON_PICTURE_REQUEST,
-  NETRON_READY,
-  NETRON_SELECT,
-  type NetronBootMessage,
-  type NetronExportRequestMessage,
-  type NetronHighlightMessage,
-  type NetronOpenMessage,
-  type NetronOverlayMessage,
-  type NetronPictureRequestMessage,
-  type NetronSelectMessage,
-} from "./protocol";
+import { NETRON_BOOT, NETRON_ESCAPE, NETRON_FAILED, NETRON_HELLO, NETRON_READY, type NetronBootMessage } from "./protocol";
 
 /** The nonce of this script, the only inline script the frame's CSP lets run (the import map needs it). */
 const NONCE = document.currentScript?.nonce ?? "";
@@ -89,14 +70,7 @@ async function boot(message: NetronBootMessage): Promise<void> {
   await view.start();
   const frame = new WidgetFrame(view, host);
   window.addEventListener("message", (event: MessageEvent) => {
-    if (!fromParent(event) || typeof event.data !== "object" || !event.data) return;
-    const data = event.data as { cmd?: string };
-    if (data.cmd === NETRON_OPEN) void frame.open(data as NetronOpenMessage);
-    else if (data.cmd === NETRON_SELECT) void frame.select(data as NetronSelectMessage);
-    else if (data.cmd === NETRON_OVERLAY) frame.overlay(data as NetronOverlayMessage);
-    else if (data.cmd === NETRON_EXPORT_REQUEST) void frame.exportImage(data as NetronExportRequestMessage);
-    else if (data.cmd === NETRON_HIGHLIGHT) frame.highlight(data as NetronHighlightMessage);
-    else if (data.cmd === NETRON_PICTURE_REQUEST) void frame.picture(data as NetronPictureRequestMessage);
+    if (fromParent(event)) frame.receive(event.data);
   });
   post({ cmd: NETRON_READY, worker: workerUrl !== null });
 }

@@ -18,9 +18,15 @@ import {
 import { HighlightPainter } from "./highlighter";
 import { OverlayPainter } from "./painter";
 import {
+  NETRON_EXPORT_REQUEST,
   NETRON_FAILED,
+  NETRON_HIGHLIGHT,
+  NETRON_OPEN,
+  NETRON_OVERLAY,
   NETRON_PICTURE,
+  NETRON_PICTURE_REQUEST,
   NETRON_RENDERED,
+  NETRON_SELECT,
   NETRON_SELECTED,
   type NetronExportRequestMessage,
   type NetronHighlightMessage,
@@ -80,6 +86,18 @@ export class WidgetFrame {
       });
     }
     onNodeActivated(view, (node, source) => post({ cmd: NETRON_SELECTED, name: node.name, type: node.type?.name ?? "", source }));
+  }
+
+  /** Hands a message from the parent to its operation (a message of no known `cmd` is ignored). */
+  receive(data: unknown): void {
+    if (typeof data !== "object" || !data) return;
+    const message = data as { cmd?: string };
+    if (message.cmd === NETRON_OPEN) void this.open(message as NetronOpenMessage);
+    else if (message.cmd === NETRON_SELECT) void this.select(message as NetronSelectMessage);
+    else if (message.cmd === NETRON_OVERLAY) this.overlay(message as NetronOverlayMessage);
+    else if (message.cmd === NETRON_EXPORT_REQUEST) void this.exportImage(message as NetronExportRequestMessage);
+    else if (message.cmd === NETRON_HIGHLIGHT) this.highlight(message as NetronHighlightMessage);
+    else if (message.cmd === NETRON_PICTURE_REQUEST) void this.picture(message as NetronPictureRequestMessage);
   }
 
   /** Runs operations one at a time: a select must not navigate while a model is being opened. */
