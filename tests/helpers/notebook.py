@@ -158,8 +158,9 @@ class NotebookSession:
 # out-of-process frame only in the viewport, so an explorer below the fold draws once scrolled to.
 SETTLED = """n => {
   const done = ".tlw-status[data-state='ready'], .tlw-status[data-state='error']";
-  const loading = [...document.querySelectorAll(".tlw-root")].find(
-    (root) => root.querySelector(".tlw-status[data-state='loading']"));
+  // A view still loading, or paused to keep the page's WebGL budget (it resumes on screen only).
+  const loading = [...document.querySelectorAll(".tlw-root")].find((root) =>
+    root.querySelector(".tlw-status[data-state='loading'], .tlw-status[data-state='paused']"));
   if (loading && document.querySelectorAll(done).length < n) loading.scrollIntoView({ block: "nearest" });
   return document.querySelectorAll(done).length >= n;
 }"""
