@@ -5,7 +5,7 @@
 
 One JupyterLab page, one explorer in a widget ``--width`` px wide. For each mode (``open``: the app's
 info panel as it starts; ``closed``: its own hide toggle clicked first; ``closed-float``...), the
-same clicks as bench_explore.py (a search result Alt+clicked), each timed from the app's
+same clicks as benchmarks/bench_explore/clicks.py (a search result Alt+clicked), each timed from the app's
 ``model-explorer-node-selected`` message reaching the page to the status line showing the label the
 kernel sent back. One more click per mode runs under a Chromium trace; the main thread's time in
 that window is split by what ran (the app's script, our bundle, style, layout, paint, GC...).

@@ -7,6 +7,15 @@ import torch
 import torchlens as tl
 
 from tests.helpers.models import TinyMLP, TwoPass, gpt2
+from tests.helpers.pairs import (
+    BERT_LAYER,
+    bert,
+    gpt2_tiny,
+    identical_pair,
+    perturbed,
+    trace,
+    tuned_tiny_mlp_pair,
+)
 
 # The longest test files, longest first (seconds each in the test command on 2 workers, from its
 # --durations, 2026-12-03: 116, 102, 99, 69, 67, 61, 59, 56, 48, 47, 47): the two workers take files in
@@ -52,3 +61,28 @@ def gpt2_log():
     model, tokens = gpt2()
     with torch.no_grad():
         return tl.trace(model, tokens)
+
+
+# Pairs of captures that test_diff.py, test_baseline.py and test_diff_widget.py compare: traced once a run.
+
+
+@pytest.fixture(scope="session")
+def bert_pair():
+    return identical_pair(bert())
+
+
+@pytest.fixture(scope="session")
+def gpt2_pair():
+    return identical_pair(gpt2_tiny())
+
+
+@pytest.fixture(scope="session")
+def bert_perturbed():
+    """BERT, a capture of it with BERT_LAYER perturbed (the subject), and one of it (the reference)."""
+    model = bert()
+    return model, trace(perturbed(model, BERT_LAYER)), trace(model)
+
+
+@pytest.fixture(scope="session")
+def tiny_mlp_pair():
+    return tuned_tiny_mlp_pair()

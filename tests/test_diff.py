@@ -1,8 +1,8 @@
-"""Kernel side of the diff features (torchlens_widgets.diffing) on real architectures.
+"""Kernel side of tlw.diff(log_a, log_b) (torchlens_widgets.diffing) on real architectures: torchlens' L2
+deltas per Model Explorer node id, per-node status, pair(), and where the baseline facts
+(explore(baseline=...), tests/test_baseline.py) agree with them.
 
-tlw.diff(log_a, log_b): torchlens' L2 deltas per Model Explorer node id, per-node status, pair().
-explore(log, baseline=ref): torchlens.differential.diff_report mapped onto log's node ids.
-Plus one contract test per private torchlens function this module calls.
+Plus the contract test of the private torchlens functions the split-pane diff calls.
 """
 
 from __future__ import annotations
@@ -11,99 +11,20 @@ import copy
 import json
 import warnings
 from collections import deque
-from typing import Any
 
 import pytest
 import torch
 import torchlens as tl
-import torchlens.differential as tl_differential
-import transformers
 from torchlens.export._model_explorer import _diff as tl_me_diff
 
 import torchlens_widgets as tlw
 from tests.helpers.models import TinyMLP, TwoPass
-from torchlens_widgets._errors import SelfComparisonError
-from torchlens_widgets.diffing.baseline import (
-    BASELINE_ATTR_KEYS,
-    BASELINE_OVERLAY_NAME,
-    BASELINE_STATUSES,
-    baseline_facts,
-)
+from tests.helpers.pairs import BERT_LAYER, GPT2_LAYER, TOKENS, bert, gpt2_tiny, perturbed, trace
+from torchlens_widgets.diffing.baseline import baseline_facts
 from torchlens_widgets.diffing.labels import execution_labels
 from torchlens_widgets.diffing.split_pane import DIFF_STATUSES, diff_payload
-from torchlens_widgets.graph_model import model_explorer_payload
-from torchlens_widgets.viewers.model_explorer import with_baseline
-from torchlens_widgets.viewers.netron import baseline_metadata
 
-# ----- real architectures, random weights, nothing downloaded --------------------------------------
-
-
-def bert(num_hidden_layers: int = 2, seed: int = 0) -> torch.nn.Module:
-    torch.manual_seed(seed)
-    config = transformers.BertConfig(
-        num_hidden_layers=num_hidden_layers,
-        hidden_size=64,
-        num_attention_heads=2,
-        intermediate_size=128,
-        vocab_size=1000,
-    )
-    return transformers.BertModel(config).eval()
-
-
-def gpt2_tiny(n_layer: int = 2, seed: int = 0) -> torch.nn.Module:
-    torch.manual_seed(seed)
-    config = transformers.GPT2Config(n_layer=n_layer, n_embd=64, n_head=2, vocab_size=1000, n_positions=64)
-    return transformers.GPT2LMHeadModel(config).eval()
-
-
-TOKENS = torch.randint(0, 1000, (1, 8), generator=torch.Generator().manual_seed(1))
-X_TINY = torch.randn(3, 4, generator=torch.Generator().manual_seed(2))
-
-
-def trace(model: torch.nn.Module, **capture: Any) -> Any:
-    options = {"capture": tl.options.CaptureOptions(**capture)} if capture else {}
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if isinstance(model, (TinyMLP, TwoPass)):
-            return tl.trace(model, X_TINY, **options)
-        return tl.trace(model, input_kwargs={"input_ids": TOKENS}, **options)
-
-
-def perturbed(model: torch.nn.Module, address: str) -> torch.nn.Module:
-    """A deep copy with noise added to one Linear's weight."""
-    other = copy.deepcopy(model)
-    linear = other.get_submodule(address)
-    assert isinstance(linear.weight, torch.Tensor)
-    with torch.no_grad():
-        linear.weight.add_(
-            0.05 * torch.randn(linear.weight.shape, generator=torch.Generator().manual_seed(3))
-        )
-    return other
-
-
-@pytest.fixture(scope="module")
-def bert_pair():
-    model = bert()
-    return trace(model), trace(copy.deepcopy(model))
-
-
-@pytest.fixture(scope="module")
-def gpt2_pair():
-    model = gpt2_tiny()
-    return trace(model), trace(copy.deepcopy(model))
-
-
-BERT_LAYER = "encoder.layer.1.intermediate.dense"
-GPT2_LAYER = "transformer.h.1.mlp.c_fc"  # a Conv1D (addmm) in GPT-2; perturbed the same way
-
-
-@pytest.fixture(scope="module")
-def bert_perturbed():
-    model = bert()
-    return model, trace(perturbed(model, BERT_LAYER)), trace(model)
-
-
-# ----- contract tests: the private torchlens functions this package calls ---------------------------
+# ----- contract test: the private torchlens functions the split-pane diff calls -------------------
 
 
 def test_contract_pairwise_deltas_and_delta_node_data(bert_pair, tmp_path):
@@ -126,16 +47,6 @@ def test_contract_pairwise_deltas_and_delta_node_data(bert_pair, tmp_path):
     assert ours.node_data_b == on_disk["00-execution"]  # the single-graph form of the same data
     manifest = json.loads((out / "manifest.json").read_text())
     assert ours.coverage == manifest["coverage"]
-
-
-def test_contract_diff_report_vocabulary_and_refusal(bert_pair):
-    assert BASELINE_STATUSES == tl_differential._ROW_STATUSES
-    fields = {f.name for f in tl_differential.DiffRow.__dataclass_fields__.values()}
-    assert {"site_key", "status", "subject_label", "reference_label", "verdict", "max_abs_delta"} <= fields
-    log_a, _ = bert_pair
-    with pytest.raises(tl.errors.TorchLensError) as caught:
-        tl_differential.diff_report(log_a, log_a)
-    assert caught.value.fields["code"] == "differential_subject_is_reference"
 
 
 # ----- tlw.diff: identical, perturbed, different architectures, value-free --------------------------
@@ -299,18 +210,6 @@ def test_value_free_captures_are_not_comparable(build, capture):
 # ----- baseline: refusal, mapping, annotation, Netron ---------------------------------------------
 
 
-def test_self_comparison_is_refused_with_torchlens_reason(bert_pair):
-    log_a, _ = bert_pair
-    with pytest.raises(SelfComparisonError) as caught:
-        baseline_facts(log_a, log_a)
-    error = caught.value
-    assert isinstance(error, ValueError) and isinstance(error, tlw.TorchlensWidgetsError)
-    assert "SAME capture on both sides" in str(error)
-    assert error.code == "differential_subject_is_reference"
-    assert error.remedy == "pass two different captures"
-    assert isinstance(error.__cause__, tl.errors.TorchLensError)
-
-
 def test_not_a_trace(bert_pair):
     log_a, _ = bert_pair
     with pytest.raises(tlw.NotATraceError, match="ref must be a torchlens Trace"):
@@ -343,60 +242,6 @@ def test_two_panes_are_distinct_collections_with_targets(gpt2_pair):
     summary = d.summary()
     json.dumps(summary)  # synced state must be JSON-safe
     assert summary["counts"] == d.counts
-
-
-def test_multi_pass_ops_map_by_label_not_site_key():
-    """TwoPass: both passes of `shared` share one site key; the node ids differ (|1, |2)."""
-    torch.manual_seed(0)
-    model = TwoPass()
-    log_a, log_b = trace(perturbed(model, "shared")), trace(model)
-    facts = baseline_facts(log_a, log_b)
-    execution = facts.nodes["00-execution"]
-    by_label = {fact.subject_label: node_id for node_id, fact in execution.items()}
-    assert by_label["linear_1_1:1"].endswith("|1") and by_label["linear_1_1:2"].endswith("|2")
-    assert execution[by_label["linear_1_1:1"]].site_key == execution[by_label["linear_1_1:2"]].site_key
-    # the rolled graph: a multi-pass node has no single row, so it carries no diff facts
-    rolled = facts.nodes.get("01-rolled", {})
-    assert by_label["linear_1_1:1"] not in rolled and by_label["input_1:1"] in rolled
-    annotated = with_baseline(model_explorer_payload(log_a).collection, facts)
-    rolled_graph = next(g for g in annotated["graphs"] if g["id"] == "01-rolled")
-    linear = next(n for n in rolled_graph["nodes"] if n["id"] == by_label["linear_1_1:1"])
-    assert not {a["key"] for a in linear["attrs"]} & set(BASELINE_ATTR_KEYS)
-    # Netron names single-pass ops by their layer label, multi-pass ops pass-qualified
-    assert {"linear_1_1:1", "linear_1_1:2", "input_1", "output_1"} <= set(facts.netron)
-    assert "linear_1_1" not in facts.netron
-    rows = baseline_metadata(facts, ["linear_1_1:2", "linear_1_1", "input_1"])
-    assert {row["target"] for row in rows} == {"linear_1_1:2", "input_1"}
-    assert {"kind": "node", "target": "linear_1_1:2", "name": "diff status", "value": "changed"} in rows
-
-
-def test_annotated_payload_validates_and_is_a_copy(bert_perturbed):
-    _, log_a, log_b = bert_perturbed
-    payload = model_explorer_payload(log_a)
-    before = json.dumps(payload.collection)
-    facts = baseline_facts(log_a, log_b, payload=payload)
-    annotated = with_baseline(payload.collection, facts)
-    report = tl.export.validate_model_explorer_payload(annotated, strict=True)
-    assert report.ok
-    assert json.dumps(payload.collection) == before  # the widget's payload is untouched
-    assert with_baseline(annotated, facts) == annotated  # idempotent: attrs replaced, never doubled
-
-    execution = next(g for g in annotated["graphs"] if g["id"] == "00-execution")
-    attrs = {n["id"]: {a["key"]: a["value"] for a in n["attrs"]} for n in execution["nodes"]}
-    changed = {nid for nid, fact in facts.nodes["00-execution"].items() if fact.status == "changed"}
-    assert changed
-    for node_id in changed:
-        assert attrs[node_id]["diff_status"] == "changed"
-        assert float(attrs[node_id]["diff_max_abs_delta"]) > 0
-        assert attrs[node_id]["diff_verdict"] in ("corroborated", "positional")
-        assert attrs[node_id]["diff_reference"] == facts.nodes["00-execution"][node_id].reference_label
-    overlay = facts.overlay
-    assert set(overlay["00-execution"]["results"]) == set(facts.nodes["00-execution"])  # all zero/changed
-    assert overlay["00-execution"]["name"] == BASELINE_OVERLAY_NAME
-    coverage = facts.overlay_coverage
-    assert coverage["resolved"] == sum(len(g["results"]) for g in overlay.values())
-    assert coverage["omitted_missing"] == coverage["omitted_no_row"] == 0
-    json.dumps(facts.summary())
 
 
 def test_statuses_are_closed():

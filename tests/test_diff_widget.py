@@ -1,8 +1,8 @@
-"""The Diff widget and explore(baseline=...): kernel-side behaviour (the browser side is in tests/e2e)."""
+"""The Diff widget: kernel-side behaviour (explore(baseline=...) in tests/test_baseline.py; the browser side
+is in tests/e2e)."""
 
 from __future__ import annotations
 
-import copy
 import gzip
 import json
 import subprocess
@@ -16,18 +16,8 @@ import torchlens_widgets as tlw
 from tests.helpers.models import TinyMLP
 
 
-@pytest.fixture(scope="module")
-def pair():
-    torch.manual_seed(0)
-    model, x = TinyMLP(), torch.randn(3, 4)
-    tuned = copy.deepcopy(model)
-    with torch.no_grad():
-        tuned.l2.weight.add_(0.5)
-    return tl.trace(model, x), tl.trace(tuned, x)
-
-
-def test_diff_selection_is_the_pair_of_live_records(pair):
-    log_a, log_b = pair
+def test_diff_selection_is_the_pair_of_live_records(tiny_mlp_pair):
+    log_a, log_b = tiny_mlp_pair
     d = tlw.diff(log_a, log_b)
     seen = []
     d.on_select(seen.append)
@@ -38,8 +28,8 @@ def test_diff_selection_is_the_pair_of_live_records(pair):
     assert d.summary["counts"]["changed"] >= 1 and d.summary["counts"]["zero"] >= 1
 
 
-def test_diff_inspector_names_each_capture(pair):
-    d = tlw.diff(*pair)
+def test_diff_inspector_names_each_capture(tiny_mlp_pair):
+    d = tlw.diff(*tiny_mlp_pair)
     d.select("linear_2_3")
     header_a, _ = d._answer_inspect({"side": 0})
     header_b, _ = d._answer_inspect({"side": 1})
@@ -52,8 +42,8 @@ def facts(header):
     return {row["key"]: row["value"] for row in header["facts"]}
 
 
-def test_diff_inspector_shows_what_changed_between_the_captures(pair):
-    log_a, log_b = pair
+def test_diff_inspector_shows_what_changed_between_the_captures(tiny_mlp_pair):
+    log_a, log_b = tiny_mlp_pair
     d = tlw.diff(log_a, log_b)
     d.select("linear_2_3")  # the layer whose weights were perturbed
     header, buffers = d._answer_inspect({"side": 2})
@@ -69,15 +59,15 @@ def test_diff_inspector_shows_what_changed_between_the_captures(pair):
     assert header["value"]["histogram"] is not None and buffers  # summarised like any value, in binary
 
 
-def test_diff_inspector_difference_of_an_unchanged_node_is_zero(pair):
-    d = tlw.diff(*pair)
+def test_diff_inspector_difference_of_an_unchanged_node_is_zero(tiny_mlp_pair):
+    d = tlw.diff(*tiny_mlp_pair)
     d.select("linear_1_1")  # upstream of the perturbed layer
     row = facts(d._answer_inspect({"side": 2})[0])
     assert row["max_abs"] == 0.0 and row["changed"] == 0
 
 
-def test_diff_inspector_says_why_a_node_cannot_be_compared(pair):
-    log_a, _ = pair
+def test_diff_inspector_says_why_a_node_cannot_be_compared(tiny_mlp_pair):
+    log_a, _ = tiny_mlp_pair
     bare = tl.trace(TinyMLP(), torch.randn(3, 4), capture=tl.options.CaptureOptions(structure_only=True))
     d = tlw.diff(log_a, bare)
     d.select("linear_2_3")
@@ -88,36 +78,13 @@ def test_diff_inspector_says_why_a_node_cannot_be_compared(pair):
     # Under privacy_profile="public" there is no diff to inspect: tests/test_privacy.py (refused).
 
 
-def test_diff_graph_reply_has_two_panes_and_their_node_data(pair):
-    d = tlw.diff(*pair)
+def test_diff_graph_reply_has_two_panes_and_their_node_data(tiny_mlp_pair):
+    d = tlw.diff(*tiny_mlp_pair)
     header, buffers = d._answer_graph({})
     assert [pane["label"] for pane in header["panes"]] == [d.payload.a.label, d.payload.b.label]
     assert [entry["pane"] for entry in header["paneNodeData"]] == [0, 1]
     assert len(buffers) == 4
     assert json.loads(gzip.decompress(buffers[1]))["label"] == d.payload.b.label
-
-
-def test_baseline_annotates_the_graph_and_offers_a_delta_overlay(pair):
-    log_a, log_b = pair
-    w = tlw.explore(log_b, baseline=log_a)
-    _header, buffers = w._answer_graph({})
-    nodes = json.loads(gzip.decompress(buffers[0]))["graphs"][0]["nodes"]
-    statuses = {attr["value"] for node in nodes for attr in node["attrs"] if attr["key"] == "diff_status"}
-    assert {"changed", "zero"} <= statuses
-    w.overlay = "delta"
-    assert w.overlay_summary.startswith("delta on ")
-    w.baseline = None  # the delta overlay goes with its baseline
-    assert w.overlay == "" and w.baseline_summary == {}
-
-
-def test_delta_overlay_without_baseline_and_self_comparison_are_refused(pair):
-    log_a, _ = pair
-    w = tlw.explore(log_a)
-    with pytest.raises(tlw.OverlayUnavailableError, match="needs a baseline"):
-        w.overlay = "delta"
-    with pytest.raises(tlw.SelfComparisonError):
-        w.baseline = log_a
-    assert w.baseline is None
 
 
 def test_difference_of_huge_activations_is_sampled_and_bounded_in_memory():

@@ -1,0 +1,25 @@
+"""The notebook each case runs in its kernel of its own: the trace, then one cell per viewer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# The repository root: the kernel imports benchmarks.bench_models and bench_kernel from here.
+REPO = Path(__file__).resolve().parents[2]
+
+SETUP = """import sys, time, torch, torchlens as tl, torchlens_widgets as tlw
+sys.path.insert(0, {repo!r})
+from benchmarks.bench_kernel import best_ms, explored, held_mb, netron_export, shown, write_served_files
+from benchmarks.bench_models import build
+model, x = build({case!r})
+with torch.no_grad():
+    log = tl.trace(model, x)
+clicks, started = [], {{}}"""
+
+
+def widget_cell(key: str, call: str) -> str:
+    return f"started[{key!r}] = time.time()\n{key} = {call}\n{key}"
+
+
+CELLS = [widget_cell("me", "tlw.explore(log)"), widget_cell("nt", "tlw.explore(log, viewer='netron')")]
+ME_CELL, NETRON_CELL = 0, 1

@@ -1,0 +1,34 @@
+"""Measured in the kernel: explore() and its first graph reply against the bare export, memory held."""
+
+from __future__ import annotations
+
+from benchmarks.bench_explore.results import Results
+from tests.helpers.harness import KernelAccess
+
+
+def python_side(results: Results, case: str, kernel: KernelAccess, repeat: int) -> None:
+    kernel.run("_me = tlw.explore(log); _nt = tlw.explore(log, viewer='netron')", timeout=900)
+    results.put("nodes_me", case, kernel.value("_me._source.payload.graph_sizes['00-execution']"))
+    results.put("nodes_netron", case, kernel.value("len(_nt._source.index)"))
+    kernel.run("_me.close(); _nt.close(); del _me, _nt")
+    timed = {
+        "py_me": "explored(log)",
+        "py_me_export": "tl.export.to_model_explorer_dict(log)",
+        "py_netron": "explored(log, viewer='netron')",
+        "py_netron_export": "netron_export(log)",
+    }
+    for row, call in timed.items():
+        results.put(row, case, kernel.value(f"best_ms(lambda: {call}, {repeat})", timeout=1800))
+
+
+def kernel_memory(results: Results, case: str, kernel: KernelAccess, count: int) -> None:
+    made = {
+        ("mem_me", "mem_me_rss"): "shown(tlw.explore(log))",
+        ("mem_netron", "mem_netron_rss"): "shown(tlw.explore(log, viewer='netron'))",
+        ("mem_me_export", ""): "tl.export.to_model_explorer_dict(log)",
+    }
+    for (traced_row, rss_row), make in made.items():
+        traced, rss = kernel.value(f"held_mb(lambda: {make}, {count})", timeout=1800)
+        results.put(traced_row, case, traced)
+        if rss_row:
+            results.put(rss_row, case, rss)

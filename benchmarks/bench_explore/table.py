@@ -1,0 +1,45 @@
+"""The printed table (one column per case) and the notes under it."""
+
+from __future__ import annotations
+
+from benchmarks.bench_explore.results import Results
+from benchmarks.bench_explore.rows import ROWS
+
+NOTES = """\
+- inline, cell -> rendered: from the cell's first line (so explore() included) to the graph drawn in the
+  page; "graph in page -> drawn" is the browser's part once assets and graph arrived. Every repeat opens
+  a fresh page, so the first widget's viewer assets cross the widget channel each time.
+- served, page -> rendered: a fresh browser context (empty cache) opens the page of a server already
+  running on a file already written; "export + ..." adds the bare torchlens export (and for Model
+  Explorer its server's start). Netron's page gets a consent cookie (a returning visitor), and does not
+  load torchlens' metrics companion, which the widget does.
+- rendered: Model Explorer's WebGL canvas drawn with no spinner left (the widget's frame uses the same
+  test); Netron: nodes laid out and the page out of its spinner state.
+- bytes: widget = buffers over the widget channel (gzip); served = HTTP response bodies of the page.
+- click -> browser status: a search result Alt+clicked in Model Explorer (a root-graph box in Netron),
+  until the status line shows the label the kernel sent back. Both viewers' frames are sandboxed and
+  run in a process of their own, so their drawing after a click does not hold the page's status line.
+- memory: per widget (its graph answered once, as when displayed), several alive at once, after one
+  made and dropped (one-time caches not counted); tracemalloc = Python heap, RSS = resident growth.
+- requests off this machine: none are let out; the served pages' are answered empty in the browser.
+- VS Code host: VS Code's ipywidgets 8 manager (@vscode/jupyter-ipywidgets8) in a cross-site sandboxed
+  webview; every kernel message reaches it as JSON (binary frames as arrays of byte values), as VS
+  Code's IPC carries them. Cell -> rendered as for JupyterLab (first explorer on a fresh page). Bytes:
+  JSON the webview received during that cell; JupyterLab: kernel websocket frames the page received
+  during its first explorer's cell (both include every message of that window, not only buffers)."""
+
+
+def table(results: Results, cases: list[str]) -> str:
+    headers = ["measure (median)", *cases]
+    body = [[title, *(results.cell(key, unit, case) for case in cases)] for key, title, unit in ROWS]
+    widths = [max(len(row[i]) for row in [headers, *body]) for i in range(len(headers))]
+
+    def line(cells: list[str]) -> str:
+        padded = [
+            cells[0].ljust(widths[0]),
+            *(c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True)),
+        ]
+        return "| " + " | ".join(padded) + " |"
+
+    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    return "\n".join([line(headers), rule, *map(line, body)])
