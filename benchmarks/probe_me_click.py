@@ -23,6 +23,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from benchmarks.bench_explore.clicks import me_click_targets
 from benchmarks.lab_page import RUN_CELL, lab_page, trace_cell
 from tests.helpers.harness import KernelAccess
 
@@ -88,19 +89,6 @@ TRACE_CATEGORIES = [
 
 def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-def click_targets(kernel: KernelAccess, count: int) -> list[tuple[str, str]]:
-    nodes = "me._source.payload.collection['graphs'][0]['nodes']"
-    labels = kernel.value(
-        f"[a['value'] for n in {nodes}[len({nodes}) // 2:] for a in n['attrs'] "
-        "if a['key'] == 'torchlens_label']"
-    )[:count]
-    ids = [kernel.value(f"me._source.index.id_of_label({label!r})") for label in labels]
-    return [
-        (f'search-bar mat-tree-node[data-id="{i}"] .edge-node', label)
-        for i, label in zip(ids, labels, strict=True)
-    ]
 
 
 def click(page: Any, frame: Any, kernel: KernelAccess, target: str, label: str) -> tuple[float, float]:
@@ -275,7 +263,7 @@ def run(args: argparse.Namespace) -> None:
         kernel.run("me.on_select(lambda record: clicks.append(time.time()))")
         page.evaluate(WATCH)
         frame = page.locator(".jp-Notebook .tlw-root iframe.tlw-frame").content_frame
-        targets = click_targets(kernel, args.clicks + 1)
+        targets = me_click_targets(kernel, args.clicks + 1)
         names = frame_script_names(page)
         results: dict[str, Any] = {}
         for mode in args.modes.split(","):

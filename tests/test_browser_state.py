@@ -11,11 +11,8 @@ import copy
 from typing import Any
 
 import pytest
-import torch
-import torchlens as tl
 
 import torchlens_widgets as tlw
-from tests.helpers.models import TinyMLP
 from tests.helpers.view_requests import Wire
 
 
@@ -155,18 +152,8 @@ def test_a_raising_callback_is_shown_and_the_others_still_run(explorer: Any, tin
     assert explorer.notice == "" and seen[-1] == ("later", tiny_log["linear_2_3:1"])
 
 
-@pytest.fixture(scope="module")
-def pair() -> tuple[Any, Any]:
-    torch.manual_seed(0)
-    model, x = TinyMLP(), torch.randn(3, 4)
-    tuned = copy.deepcopy(model)
-    with torch.no_grad():
-        tuned.l2.weight.add_(0.5)
-    return tl.trace(model, x), tl.trace(tuned, x)
-
-
-def test_diff_refuses_bad_and_read_only_values_from_a_view(pair: tuple[Any, Any]) -> None:
-    d = tlw.diff(*pair).select("linear_2_3")
+def test_diff_refuses_bad_and_read_only_values_from_a_view(tiny_mlp_pair: tuple[Any, Any]) -> None:
+    d = tlw.diff(*tiny_mlp_pair).select("linear_2_3")
     wire = Wire(d)
     wire.update(selected_node="no-such-node")
     assert d.selected_labels == ("linear_2_3:1", "linear_2_3:1")
@@ -177,8 +164,8 @@ def test_diff_refuses_bad_and_read_only_values_from_a_view(pair: tuple[Any, Any]
     assert "set by the kernel only" in d.notice
 
 
-def test_diff_raising_callback_is_shown_and_the_others_still_run(pair: tuple[Any, Any]) -> None:
-    d = tlw.diff(*pair)
+def test_diff_raising_callback_is_shown_and_the_others_still_run(tiny_mlp_pair: tuple[Any, Any]) -> None:
+    d = tlw.diff(*tiny_mlp_pair)
     wire = Wire(d)
     seen: list[Any] = []
     d.on_select(lambda pair: 1 / 0)
