@@ -10,15 +10,14 @@ Timings and the longest gaps are written to test-artifacts/big-graphs-*.json.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-from tests.helpers.harness import JupyterServer, KernelAccess, open_notebook, run_all_cells
-from tests.helpers.notebook import RecordedPage
+from tests.helpers.harness import JupyterServer, KernelAccess
+from tests.helpers.notebook import RecordedPage, notebook_session
 
 # Each widget: its kernel name, its viewer, and the trace it draws.
 WIDGETS = {
@@ -142,7 +141,7 @@ PROBE = """(() => {
 })();"""
 
 # Tall enough for all four widgets to be on screen at once (no widget waits to be scrolled to).
-VIEWPORT = {"width": 1400, "height": 3400}
+PAGE_HEIGHT = 3400
 
 # Per widget (by position): its status state once it left "loading", or the first error its viewer
 # frame raised while loading (a crashed layout worker never draws, and the widget would only say so
@@ -180,31 +179,32 @@ class Session:
 
 @pytest.fixture(scope="module")
 def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
-    # conftest.notebook_session, with the probe installed before the notebook page loads and a wait
-    # that also ends on a viewer frame's error.
-    notebook = jupyter_lab.write_notebook("big-graphs.ipynb", CELLS)
-    page = RecordedPage(browser, **VIEWPORT)
-    page.context.add_init_script(PROBE)
+    # The probe installed before the notebook page loads, and a wait that also ends on a viewer
+    # frame's error.
     workers: list[str] = []
-    page.page.on("worker", lambda worker: workers.append(worker.url[:60]))
-    try:
-        open_notebook(page.page, jupyter_lab, notebook)
-        kernel = jupyter_lab.kernel_for(notebook)
-        try:
-            started = time.monotonic()
-            run_all_cells(page.page)
-            page.page.wait_for_function(
-                f"() => {{ const o = ({OUTCOMES})(); return o.length >= {len(WIDGETS)} && o.every(Boolean)}}",
-                timeout=420_000,
-                polling=500,
-            )
-            outcomes = dict(zip(WIDGETS, page.page.evaluate(OUTCOMES), strict=True))
-            yield Session(page, kernel, time.monotonic() - started, outcomes, workers)
-        finally:
-            kernel.close()
-    finally:
-        page.close()
-        jupyter_lab.shut_down_notebook(notebook)
+
+    def settled(page: RecordedPage) -> None:
+        page.page.wait_for_function(
+            f"() => {{ const o = ({OUTCOMES})(); return o.length >= {len(WIDGETS)} && o.every(Boolean)}}",
+            timeout=420_000,
+            polling=500,
+        )
+
+    def listen(page: RecordedPage) -> None:
+        page.page.on("worker", lambda worker: workers.append(worker.url[:60]))
+
+    with notebook_session(
+        jupyter_lab,
+        browser,
+        "big-graphs.ipynb",
+        CELLS,
+        init_script=PROBE,
+        on_page=listen,
+        height=PAGE_HEIGHT,
+        settled=settled,
+    ) as (page, kernel):
+        outcomes = dict(zip(WIDGETS, page.page.evaluate(OUTCOMES), strict=True))
+        yield Session(page, kernel, page.settled_s, outcomes, workers)
 
 
 def first_graph_size(kernel: KernelAccess, name: str) -> int:

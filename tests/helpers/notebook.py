@@ -177,13 +177,16 @@ def notebook_session(
     count_listeners: bool = False,
     init_script: str | None = None,
     on_page: Callable[[RecordedPage], None] | None = None,
+    height: int = 1000,
+    settled: Callable[[RecordedPage], None] | None = None,
 ) -> Iterator[tuple[RecordedPage, KernelAccess]]:
     """Writes ``cells`` as a notebook, opens it, runs every cell and waits for ``widgets`` widgets.
 
     ``init_script`` runs in every frame of the page before the frame's own scripts; ``on_page(page)``
-    before the notebook opens (to listen to the page from its first request)."""
+    before the notebook opens (to listen to the page from its first request); ``height``: the page's;
+    ``settled(page)``, when given, is the wait after Run All instead of ``widgets`` settled."""
     notebook = server.write_notebook(name, cells)
-    page = RecordedPage(browser, color_scheme=color_scheme)
+    page = RecordedPage(browser, height=height, color_scheme=color_scheme)
     if count_listeners:
         page.count_window_listeners()
     if init_script:
@@ -196,7 +199,10 @@ def notebook_session(
         try:
             started = time.monotonic()
             run_all_cells(page.page)
-            page.page.wait_for_function(SETTLED, arg=widgets, timeout=240_000)
+            if settled is not None:
+                settled(page)
+            else:
+                page.page.wait_for_function(SETTLED, arg=widgets, timeout=240_000)
             page.settled_s = time.monotonic() - started
             yield page, kernel
         finally:
