@@ -7,7 +7,7 @@ import { isDisplayed, pausableDeadline, RENDER_BUDGET_MS } from "./deadline";
 import { fetchDrawInputs } from "./draw-inputs";
 import { contextsOf, trackVisibility } from "./frame-budget";
 import { kernelBusy, lossMessage } from "./kernel-watch";
-import type { Viewer } from "./protocol";
+import { highlightRoles, type Viewer } from "./protocol";
 import { redrawGuard } from "./redraw-guard";
 import { pictureKeeper } from "./saved-picture";
 import { nodeCount } from "./status-line";
@@ -230,7 +230,7 @@ export class GraphDrawing {
     if (stale()) return;
     const selected = model.get("selected_node");
     if (selected) current.select(selected);
-    current.highlight(model.get("_highlight_nodes") ?? []);
+    current.highlight(model.get("_highlight_nodes") ?? [], highlightRoles(model.get("_highlight_roles")));
     view.setStatus(this.hooks.statusText(), "ready");
     const data = this.el.dataset; // what tests and benchmarks read of this view's draws
     data.renderMs = String(Math.round(performance.now() - graphLanded));

@@ -14,6 +14,7 @@ import { bindLayout } from "./layout-traits";
 import { restoredWithoutKernel } from "./saved-picture";
 import { statusLine } from "./status-line";
 import { followHostTheme } from "./theme";
+import { highlightRoles } from "./protocol";
 import { bindToolbar } from "./toolbar-traits";
 import { listen, type TraitsModel } from "./traits";
 import { WidgetView } from "./view";
@@ -81,7 +82,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     void inspection.refresh();
   };
   const onHighlight = () => {
-    drawing.current?.highlight(model.get("_highlight_nodes") ?? []);
+    drawing.current?.highlight(model.get("_highlight_nodes") ?? [], highlightRoles(model.get("_highlight_roles")));
     refreshStatus();
   };
   const stopToolbar = bindToolbar(model, view, kind, onSelect);
@@ -97,6 +98,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     ["change:debug_status", refreshStatus],
     ["change:highlighted", refreshStatus],
     ["change:_highlight_nodes", onHighlight],
+    ["change:_highlight_roles", onHighlight],
   ]);
   const onKernelLost = (why: KernelLoss) => {
     if (life.disposed) return;

@@ -5,6 +5,7 @@
 // Everything from the kernel is data: it only ever reaches the DOM through textContent and attributes,
 // never innerHTML. The numbers and pixels it draws come from js/inspector-values.ts.
 import { viewBytes } from "./bytes";
+import { nonFiniteBox, NONFINITE_STYLES } from "./inspector-nonfinite";
 import { DASH, formatNumber } from "./number-format";
 import {
   describeCoverage,
@@ -48,6 +49,7 @@ export class InspectorPanel {
     const parts: HTMLElement[] = [this.titleBar(header)];
     if (this.onLineage && LINEAGE_KINDS.has(header.kind)) parts.push(this.lineageButtons(this.onLineage));
     if (header.exception) parts.push(this.exceptionBox(header.exception));
+    if (header.nonfinite) parts.push(nonFiniteBox(this.doc, header.nonfinite));
     parts.push(this.factsTable(header.facts));
     if (header.value) parts.push(this.valueSection(header.value, buffers));
     this.root.replaceChildren(...parts);
@@ -288,4 +290,4 @@ export const INSPECTOR_STYLES = `
 .tlw-insp-axis { display: flex; justify-content: space-between; font-size: 11px;
   font-family: var(--jp-code-font-family, monospace); color: var(--jp-ui-font-color2, #555); }
 .tlw-insp-heat canvas { display: block; max-width: 100%; image-rendering: pixelated; border: 1px solid var(--jp-border-color2, #d0d0d0); }
-`;
+${NONFINITE_STYLES}`;

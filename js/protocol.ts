@@ -21,6 +21,23 @@ export const PICTURE_MAX_CHARS = 40_000;
 /** The colour of highlighted nodes in both viewers (Model Explorer's node style, Netron's border). */
 export const HIGHLIGHT_COLOUR = "#D81B60";
 
+/**
+ * How an answer tells its highlighted nodes apart (explain_nonfinite): the producer of a NaN and the
+ * ops that only carry it. Model Explorer gets the kernel's node styles; Netron's frame draws these colours.
+ */
+export const HIGHLIGHT_ROLES = ["producer", "propagated"] as const;
+export type HighlightRole = (typeof HIGHLIGHT_ROLES)[number];
+export const HIGHLIGHT_ROLE_COLOURS: Record<HighlightRole, string> = { producer: HIGHLIGHT_COLOUR, propagated: "#7B1FA2" };
+
+/** The `_highlight_roles` trait (node id -> role), keeping only known roles. */
+export function highlightRoles(value: unknown): Record<string, HighlightRole> {
+  const roles: Record<string, HighlightRole> = {};
+  if (!isObject(value)) return roles;
+  for (const [nodeId, role] of Object.entries(value))
+    if ((HIGHLIGHT_ROLES as readonly unknown[]).includes(role)) roles[nodeId] = role as HighlightRole;
+  return roles;
+}
+
 /** The inspector's default width beside the graph, and the narrowest it can be dragged to (js/inspector-layout.ts). */
 export const INSPECTOR_WIDTH = 320;
 export const MIN_INSPECTOR_WIDTH = 160;
@@ -217,141 +234,14 @@ export function parseGraphReply(viewer: Viewer, result: unknown, bufferCount: nu
   return { kind: "model-explorer-diff", label, panes, paneNodeData };
 }
 
-// ----- inspect ------------------------------------------------------------------------------------------
+// ----- inspect: js/protocol-inspect.ts (the inspector's panels) --------------------------------------
 
-export interface FactRow {
-  key: string;
-  name: string;
-  value: unknown;
-  text: string | null; // null: no value (shown as a dash)
-  detail?: string; // the full text when `text` is shortened (e.g. the source path), as a tooltip
-}
-
-export interface TensorStats {
-  count: number;
-  finite_count: number;
-  zero_count: number;
-  nan_count: number;
-  posinf_count: number;
-  neginf_count: number;
-  zero_fraction: number;
-  nonfinite_fraction: number;
-  min: number | null;
-  max: number | null;
-  mean: number | null;
-  std: number | null;
-  std_correction: number;
-  numel: number;
-  sample_size: number;
-  sampled: boolean;
-  stride: number;
-}
-
-export interface HistogramMeta {
-  bins: number;
-  lo: number;
-  hi: number;
-  buffer: number;
-  dtype: "uint32le";
-  total: number;
-}
-
-export interface HeatmapMeta {
-  rows: number;
-  cols: number;
-  slice: string;
-  slice_shape: number[];
-  stride: number[];
-  sampled: boolean;
-  pooled: boolean;
-  lo: number | null;
-  hi: number | null;
-  encoding: "uint8";
-  buffer: number;
-  /** A buffer of MASK_CODES per cell, when some cell is not finite. */
-  mask_buffer: number | null;
-}
-
-export type ValueStatus = "summary" | "not_saved" | "withheld" | "not_tensor" | "unsupported" | "empty";
-
-export interface ValueSection {
-  status: ValueStatus;
-  message?: string;
-  source?: string | null; // Python expression of the summarised value, e.g. log["linear_1_1:1"].out
-  note?: string;
-  shape?: number[];
-  dtype?: string;
-  numel?: number;
-  of?: "abs";
-  stats?: TensorStats;
-  histogram?: HistogramMeta | null;
-  heatmap?: HeatmapMeta | null;
-}
-
-/** The kinds of record the inspector shows facts of ("other": a node a saved file has no facts for). */
-export const RECORD_KINDS = ["op", "layer", "module", "module_call", "other"] as const;
-export type RecordKind = (typeof RECORD_KINDS)[number];
-
-interface PanelReply {
-  label: string;
-  /** A partial capture's failing op: the exception it raised, e.g. "RuntimeError: shape mismatch". */
-  exception?: string;
-  title: string;
-  privacy_profile: string;
-  expression: string;
-  facts: FactRow[];
-  value: ValueSection | null;
-}
-
-/** A torchlens record's facts and value summary. */
-export interface RecordInspectReply extends PanelReply {
-  kind: RecordKind;
-}
-
-/** A diff's third panel: b - a for the selected node. */
-export interface DifferenceInspectReply extends PanelReply {
-  kind: "difference";
-}
-
-/** Nothing selected on this side. */
-export interface NoneInspectReply {
-  kind: "none";
-  label: "";
-}
-
-/** What the inspector panel draws: a record or a difference. */
-export type PanelInspectReply = RecordInspectReply | DifferenceInspectReply;
-export type InspectReply = NoneInspectReply | PanelInspectReply;
-
-const INSPECT_KINDS = ["none", "difference", ...RECORD_KINDS] as const;
-
-export function parseInspectReply(result: unknown): InspectReply {
-  const what = "inspector reply";
-  const value = object(what, result);
-  const kind = oneOf(what, value, "kind", INSPECT_KINDS);
-  if (kind === "none") return { kind, label: "" };
-  const facts = array(what, value, "facts").map((row) => object(what, row) as unknown as FactRow);
-  const section = value.value;
-  if (section !== null && section !== undefined)
-    oneOf(what, object(what, section), "status", ["summary", "not_saved", "withheld", "not_tensor", "unsupported", "empty"] as const);
-  const exception = value.exception;
-  if (exception !== undefined && exception !== null && typeof exception !== "string") fail(what, "'exception' is not text");
-  return {
-    kind,
-    label: string(what, value, "label"),
-    ...(typeof exception === "string" && exception ? { exception } : {}),
-    title: string(what, value, "title"),
-    privacy_profile: typeof value.privacy_profile === "string" ? value.privacy_profile : "",
-    expression: string(what, value, "expression"),
-    facts,
-    value: (section ?? null) as ValueSection | null,
-  };
-}
+export * from "./protocol-inspect";
 
 // ----- debug --------------------------------------------------------------------------------------------
 
 /** The questions torchlens answers on the graph; the toolbar shows the ones the kernel lists. */
-export const DEBUG_QUESTIONS = ["first_divergence", "first_nonfinite"] as const;
+export const DEBUG_QUESTIONS = ["first_divergence", "first_nonfinite", "explain_nonfinite"] as const;
 export type DebugQuestion = (typeof DEBUG_QUESTIONS)[number];
 
 /** What a `debug` request asks: a toolbar question, or the lineage of the current selection. */

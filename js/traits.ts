@@ -33,7 +33,9 @@ export interface WidgetTraits {
   highlighted?: string[];
   /** The same nodes as node ids of the current viewer and granularity (what a frame marks). */
   _highlight_nodes?: string[];
-  /** The debug questions the toolbar offers for this capture ("first_divergence", "first_nonfinite"). */
+  /** Node id -> role of the highlighted nodes an answer tells apart (explain_nonfinite); {} otherwise. */
+  _highlight_roles?: Record<string, string>;
+  /** The debug questions the toolbar offers for this capture ("first_divergence", "first_nonfinite", "explain_nonfinite"). */
   _debug_questions?: string[];
   /** What the last debug answer found (first divergence, first non-finite, lineage, a crash). */
   debug_status?: string;
@@ -82,6 +84,7 @@ export const WIDGET_TRAIT_NAMES = [
   "maximized",
   "highlighted",
   "_highlight_nodes",
+  "_highlight_roles",
   "_debug_questions",
   "debug_status",
   "depth",

@@ -41,6 +41,10 @@ const DEBUG_BUTTONS: Record<DebugQuestion, { text: string; title: string }> = {
     title: "Select the first op where the two runs differ (torchlens.debug.first_divergence)",
   },
   first_nonfinite: { text: "First non-finite", title: "Select the first op whose output holds a NaN or an Inf" },
+  explain_nonfinite: {
+    text: "Why non-finite?",
+    title: "Mark where the NaN or Inf was born (filled) apart from the ops it spread into (boxed), and inspect its inputs",
+  },
 };
 
 export type StatusState = "loading" | "ready" | "error" | "disconnected" | "paused";

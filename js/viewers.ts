@@ -7,7 +7,7 @@ import { ModelExplorerFrame, type ModelExplorerGraph } from "./model-explorer/br
 import { adoptParkedApp, drawStarted } from "./model-explorer/parked-app";
 import { NetronFrame } from "./netron/bridge";
 import { checkExport, saveFile } from "./netron/export";
-import type { GraphReply, NetronGraphReply, Viewer } from "./protocol";
+import type { GraphReply, HighlightRole, NetronGraphReply, Viewer } from "./protocol";
 
 export const VIEWER_TITLES: Record<Viewer, string> = { "model-explorer": "Model Explorer", netron: "Netron" };
 
@@ -19,10 +19,11 @@ export interface ViewerFrame {
   readonly startupErrors: readonly string[];
   select(nodeId: string): void;
   /**
-   * Marks these node ids as highlighted. Netron: the frame draws a border on their boxes. Model
-   * Explorer: nothing to do here, the kernel draws them into the graph it sends (a node style).
+   * Marks these node ids as highlighted, those in `roles` in their role's colours. Netron: the frame
+   * draws a border on their boxes. Model Explorer: nothing to do here, the kernel draws them into the
+   * graph it sends (a node style).
    */
-  highlight(nodeIds: string[]): void;
+  highlight(nodeIds: string[], roles: Record<string, HighlightRole>): void;
   /** Shows a new graph in the same frame if the viewer can (resolves when drawn), else null. */
   replace(graph: Graph): Promise<number> | null;
   dispose(): void;
@@ -52,7 +53,7 @@ function viewerFrame(
   frame: FrameBridge,
   replace: (graph: Graph) => Promise<number> | null,
   tools: FrameTools,
-  highlight: (nodeIds: string[]) => void = () => undefined,
+  highlight: ViewerFrame["highlight"] = () => undefined,
   /** Ends the draws of a frame closed before it drew (the page's count of draws in flight). */
   closed: () => void = () => undefined,
 ): ViewerFrame {
@@ -147,7 +148,7 @@ export function createViewer(
           .finally(() => ends());
       },
       tools,
-      (names) => frame.setHighlight(names),
+      (names, roles) => frame.setHighlight(names, roles),
       () => {
         drawEnds();
         redrawEnds();

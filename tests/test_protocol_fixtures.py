@@ -27,6 +27,7 @@ from tests.helpers.models import Nest, Square, TinyMLP
 from tests.helpers.view_requests import ask
 from torchlens_widgets._protocol import (
     HIGHLIGHT_COLOUR,
+    HIGHLIGHT_ROLE_COLOURS,
     INSPECTOR_WIDTH,
     MASK_CODES,
     MIN_INSPECTOR_WIDTH,
@@ -60,7 +61,7 @@ def _steady(value: Any) -> Any:
         number, text = _MEASURED_FACTS[value["key"]]
         return {**value, "value": number if value["value"] is not None else None, "text": text}
     steady = {key: _steady(item) for key, item in value.items()}
-    for key in ("file", "detail", "text"):
+    for key in ("file", "detail", "text", "source"):
         if isinstance(steady.get(key), str):
             steady[key] = steady[key].replace(str(REPO) + os.sep, "").replace(str(REPO), ".")
     return steady
@@ -121,6 +122,9 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
     # The debug buttons: a diff's first divergence, a capture's first non-finite op, a lineage.
     out["debug-first-divergence"] = _sample("", "debug", {"question": "first_divergence"}, diff)
     out["debug-first-nonfinite"] = _sample("", "debug", {"question": "first_nonfinite"}, square)
+    # Why non-finite: the producer (log of a negative) selected, its panel with its inputs' ranges.
+    out["debug-explain-nonfinite"] = _sample("", "debug", {"question": "explain_nonfinite"}, square)
+    out["inspect-nonfinite"] = _sample("", "inspect", {}, square)
     explorer.select("linear_1_1")
     out["debug-lineage"] = _sample("", "debug", {"question": "lineage", "direction": "downstream"}, explorer)
     # A forward pass stopped at its first non-finite output: the failing op's panel names the exception.
@@ -138,6 +142,7 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
         "picture_prefixes": list(PICTURE_PREFIXES),
         "picture_max_chars": PICTURE_MAX_CHARS,
         "highlight_colour": HIGHLIGHT_COLOUR,
+        "highlight_role_colours": HIGHLIGHT_ROLE_COLOURS,
         "inspector_width": INSPECTOR_WIDTH,
         "min_inspector_width": MIN_INSPECTOR_WIDTH,
         "widget_traits": synced_traits(),
@@ -165,9 +170,11 @@ NAMES = (
     "inspect-diff-side",
     "inspect-difference",
     "inspect-partial",
+    "inspect-nonfinite",
     "response-text-gateway",
     "debug-first-divergence",
     "debug-first-nonfinite",
+    "debug-explain-nonfinite",
     "debug-lineage",
     "error",
     "constants",

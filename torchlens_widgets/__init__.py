@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import torch
 import torchlens as _tl
 
 from ._errors import (
@@ -21,6 +22,8 @@ from ._errors import (
     OverlayUnavailableError,
     PartialCaptureNotDrawableError,
     PayloadValidationError,
+    PrecisionDtypeError,
+    PrecisionRunError,
     PrivacyProfileError,
     SaveSizeError,
     SelfComparisonError,
@@ -30,9 +33,11 @@ from ._errors import (
     ViewerNotAvailableError,
 )
 from ._overlays import OVERLAYS
+from ._privacy import check_privacy_profile, refuse_under_public
 from ._transport import set_transport
 from ._version import __version__
-from .widgets import Diff, Explorer
+from .numerics import run_precision
+from .widgets import Diff, Explorer, PrecisionExplorer
 
 __all__ = [
     "OVERLAYS",
@@ -46,6 +51,9 @@ __all__ = [
     "OverlayUnavailableError",
     "PartialCaptureNotDrawableError",
     "PayloadValidationError",
+    "PrecisionDtypeError",
+    "PrecisionExplorer",
+    "PrecisionRunError",
     "PrivacyProfileError",
     "SaveSizeError",
     "SelfComparisonError",
@@ -56,6 +64,7 @@ __all__ = [
     "__version__",
     "diff",
     "explore",
+    "precision",
     "set_transport",
 ]
 
@@ -138,6 +147,41 @@ def diff(
     ``d.selected`` is ``(log_a[...], log_b[...])`` with None on a side that lacks the node.
     """
     return Diff(log_a, log_b, names=names, top=top, height=height, privacy_profile=privacy_profile)
+
+
+def precision(
+    model: torch.nn.Module,
+    x: Any,
+    *,
+    dtype: torch.dtype = torch.bfloat16,
+    reference: torch.dtype = torch.float64,
+    kwargs: dict[str, Any] | None = None,
+    overlay: str = "drift",
+    viewer: str = "model-explorer",
+    height: int = 640,
+    privacy_profile: str = "local",
+) -> PrecisionExplorer:
+    """Where ``model`` loses precision in ``dtype``: its run in ``dtype`` drawn and coloured against a
+    ``reference`` run (torchlens' ``bisect_precision``).
+
+    A copy of the model and of the floating-point inputs (``x``: the forward's input or a tuple of
+    positional inputs; ``kwargs``: its keyword inputs) is cast to ``dtype`` (a model already in it runs
+    as it is) and run beside a ``reference`` run, both through torchlens; the caller's model and inputs
+    are never changed. The explorer's overlays: ``"drift"`` (each op's max relative error against the
+    reference) and ``"error gain"`` (its error over its inputs' largest: where error is created).
+    ``w.first_drift()`` selects torchlens' first diverged op, ``w.drift_ranking(k)`` the ops that create
+    the most error. A dtype that is not floating, or a reference no wider than it, raises
+    PrecisionDtypeError; a model that fails in ``dtype`` raises PrecisionRunError. Value-derived:
+    ``privacy_profile="public"`` raises PrivacyProfileError.
+    """
+    if check_privacy_profile(privacy_profile) == "public":
+        raise refuse_under_public(
+            "precision() compares the values of two runs op by op",
+            "call it with privacy_profile='local', or ask torchlens yourself: "
+            "torchlens.debug.bisect_precision(model, x).",
+        )
+    run = run_precision(model, x, kwargs, dtype=dtype, reference=reference)
+    return PrecisionExplorer(run, overlay=overlay, viewer=viewer, height=height)
 
 
 # `tl.widgets.explore(log)` works once this package is imported. (Not `_torchlens`: that name is the

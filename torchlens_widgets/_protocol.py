@@ -32,6 +32,8 @@ PICTURE_PREFIXES = ("data:image/webp;base64,", "data:image/png;base64,")
 PICTURE_MAX_CHARS = 40_000
 
 ViewerName = Literal["model-explorer", "netron"]
+# How an answer marks a node apart from a plain highlight (HIGHLIGHT_ROLE_STYLES).
+HighlightRole = Literal["producer", "propagated"]
 Method = Literal["assets", "graph", "inspect", "debug"]
 BufferEncoding = Literal["binary", "base64"]
 # Why a reply's buffers came as base64 text: the view asked (VS Code), the kernel was launched through a
@@ -243,6 +245,29 @@ class ValueSection(TypedDict, total=False):
     heatmap: HeatmapMeta | None
 
 
+class InputRangeRow(TypedDict):
+    """One input of an op against its dtype's limits (numerics/ranges.py); None where nothing is known."""
+
+    label: str
+    dtype: str
+    minimum: float | None
+    maximum: float | None
+    abs_max: float | None
+    dtype_max: float | None
+    fraction_of_max: float | None  # abs_max / dtype_max
+    nan_count: int
+    inf_count: int
+    finding: str  # torchlens' dtype_range_audit finding on that input, "" if none
+
+
+class NonFiniteFacts(TypedDict):
+    """Where a non-finite op stands in torchlens' frontier, and the ranges of what it was fed."""
+
+    role: HighlightRole  # "producer": born here; "propagated": it carries what an earlier op produced
+    source: str  # "file.py:12" of the op's call, "" when torchlens has none
+    inputs: list[InputRangeRow]
+
+
 RecordKind = Literal["op", "layer", "module", "module_call", "difference", "other"]
 
 
@@ -265,6 +290,8 @@ class InspectRecord(TypedDict):
     value: ValueSection | None
     # The failing op of a partial capture (a forward pass that raised): "<ExceptionType>: <message>".
     exception: NotRequired[str]
+    # An op that holds non-finite values (explain_nonfinite): where it stands and what it was fed.
+    nonfinite: NotRequired[NonFiniteFacts]
 
 
 InspectResult = InspectNone | InspectRecord
@@ -272,7 +299,7 @@ InspectResult = InspectNone | InspectRecord
 # ----- debug --------------------------------------------------------------------------------------
 
 # The questions a toolbar or inspector button asks; ``_debug_questions`` lists the toolbar's.
-DebugQuestion = Literal["first_divergence", "first_nonfinite", "lineage"]
+DebugQuestion = Literal["first_divergence", "first_nonfinite", "explain_nonfinite", "lineage"]
 LineageDirection = Literal["upstream", "downstream"]
 
 # The colour of highlighted nodes in both viewers: a magenta border, distinct from the blue selection
@@ -280,6 +307,14 @@ LineageDirection = Literal["upstream", "downstream"]
 # draws it (js/netron/highlighter.ts).
 HIGHLIGHT_COLOUR = "#D81B60"
 HIGHLIGHT_STYLE = {"borderColor": HIGHLIGHT_COLOUR, "borderWidth": 3}
+# An answer that tells its nodes apart (explain_nonfinite: where a NaN was born, where it only spread)
+# marks each in a role: the producer filled and boxed in the highlight's magenta, the ops that carry it
+# boxed in purple (apart from Model Explorer's orange outputs and Netron's red selection).
+HIGHLIGHT_ROLE_COLOURS: dict[str, str] = {"producer": HIGHLIGHT_COLOUR, "propagated": "#7B1FA2"}
+HIGHLIGHT_ROLE_STYLES: dict[str, dict[str, Any]] = {
+    "producer": {"backgroundColor": "#F8BBD0", "borderColor": HIGHLIGHT_COLOUR, "borderWidth": 5},
+    "propagated": {"backgroundColor": "#EDE7F6", "borderColor": "#7B1FA2", "borderWidth": 3},
+}
 
 # The inspector's default width beside the graph, and the narrowest it can be dragged to
 # (js/inspector-layout.ts).

@@ -6,7 +6,7 @@
 // so it receives the module texts by postMessage and mints its own (frame-entry.ts).
 import { filesWithRole, textWithRole, type AssetBundle } from "../assets";
 import { FrameBridge, type FrameMessage } from "../frame-bridge";
-import type { NetronOverlay } from "../protocol";
+import type { HighlightRole, NetronOverlay } from "../protocol";
 import { buildFrameDocument, makeNonce, rewriteModule } from "./document";
 import { checkExport, saveFile } from "./export";
 import * as frame from "./protocol";
@@ -102,6 +102,7 @@ export class NetronFrame extends FrameBridge {
   private queuedOpens: frame.NetronOpenMessage[] = [];
   private overlay: NetronOverlay | null = null;
   private highlighted: string[] = [];
+  private roles: Record<string, HighlightRole> = {};
   /** Why Netron could not start in the frame (every open fails at once from then on). */
   private startFailure: Error | null = null;
 
@@ -134,11 +135,13 @@ export class NetronFrame extends FrameBridge {
   }
 
   /**
-   * Marks the boxes named in `names` (Netron node names) with a dashed magenta border; [] clears. Kept
-   * by the frame like the overlay: re-applied on every redraw, names not drawn are ignored.
+   * Marks the boxes named in `names` (Netron node names) with a dashed magenta border, or their role's
+   * (`roles`); [] clears. Kept by the frame like the overlay: re-applied on every redraw, names not
+   * drawn are ignored.
    */
-  setHighlight(names: string[]): void {
+  setHighlight(names: string[], roles: Record<string, HighlightRole> = {}): void {
     this.highlighted = [...names];
+    this.roles = { ...roles };
     if (this.ready) this.postHighlight(); // else sent on "ready"
   }
 
@@ -195,7 +198,7 @@ export class NetronFrame extends FrameBridge {
   }
 
   private postHighlight(): void {
-    this.post({ cmd: frame.NETRON_HIGHLIGHT, names: this.highlighted } satisfies frame.NetronHighlightMessage);
+    this.post({ cmd: frame.NETRON_HIGHLIGHT, names: this.highlighted, roles: this.roles } satisfies frame.NetronHighlightMessage);
   }
 
   protected receive(message: FrameMessage): void {

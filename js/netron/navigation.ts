@@ -164,7 +164,7 @@ export class WidgetFrame {
 
   /** Not serialised either: the highlighted names are state, marked on every graph drawn. */
   highlight(message: NetronHighlightMessage): void {
-    this.highlighter.set(message.names, this.view.target);
+    this.highlighter.set(message.names, message.roles, this.view.target);
   }
 
   /** Selects a node by name (a name not in the model is ignored: the parent's selection stays). */

@@ -32,7 +32,7 @@ export const NETRON_OVERLAY = "tlw-netron-overlay";
 /** Parent -> frame: mark these node boxes (Netron node names) as highlighted; an empty list clears. */
 export const NETRON_HIGHLIGHT = "tlw-netron-highlight";
 
-import type { NetronOverlay } from "../protocol";
+import type { HighlightRole, NetronOverlay } from "../protocol";
 
 export interface NetronBootMessage {
   cmd: typeof NETRON_BOOT;
@@ -123,4 +123,6 @@ export interface NetronOverlayMessage {
 export interface NetronHighlightMessage {
   cmd: typeof NETRON_HIGHLIGHT;
   names: string[];
+  /** Node name -> role ("producer", "propagated") for the names drawn in a role's colours. */
+  roles: Record<string, HighlightRole>;
 }

@@ -7,7 +7,6 @@ highlighted nodes are drawn apart from the rest in both viewers; a custom overla
 
 from __future__ import annotations
 
-import io
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,8 +15,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.helpers.harness import JupyterServer, open_info_panel
+from tests.helpers.harness import JupyterServer, open_info_panel, press
 from tests.helpers.notebook import NotebookSession, notebook_session
+from tests.helpers.pixels import colour_pixels
 
 CELLS = [
     """import copy, torch, torchlens as tl, torchlens_widgets as tlw
@@ -89,11 +89,7 @@ def netron_names(frame: Any, node: str) -> None:
 
 def highlight_pixels(locator: Any) -> int:
     """How many pixels of the element's screenshot are the highlight colour."""
-    from PIL import Image
-
-    image = Image.open(io.BytesIO(locator.screenshot())).convert("RGB")
-    close = lambda pixel: all(abs(a - b) <= 40 for a, b in zip(pixel, HIGHLIGHT, strict=True))  # noqa: E731
-    return sum(count for count, pixel in image.getcolors(maxcolors=1 << 24) if close(pixel))
+    return colour_pixels(locator, HIGHLIGHT)
 
 
 def wait_for_highlight(session: Session, index: int, more_than: int) -> int:
@@ -106,21 +102,6 @@ def wait_for_highlight(session: Session, index: int, more_than: int) -> int:
         session.page.page.wait_for_timeout(500)
         count = highlight_pixels(frame_element)
     return count
-
-
-def press(button: Any) -> None:
-    """Activates a button from the keyboard: Enter on the focused button, which the page must see as
-    the button's click (no viewer frame takes the focus from it). Every button here is pressed so: a
-    mouse click goes where the button was when Playwright looked, and one on "First divergence" once
-    left no trace in a full run (the page showed the notebook scrolled, the button half under
-    JupyterLab's toolbar)."""
-    button.evaluate(
-        "b => { b.__tlwClicked = false;"
-        " b.addEventListener('click', () => { b.__tlwClicked = true; }, { once: true }); }"
-    )
-    button.press("Enter")
-    focused = button.evaluate("b => document.activeElement?.outerHTML.slice(0, 120)")
-    assert button.evaluate("b => b.__tlwClicked"), f"Enter never reached the button; focus on {focused}"
 
 
 def wait_drawn(session: Session, widget: str, index: int, since: int, viewer: str | None = None) -> None:

@@ -336,3 +336,18 @@ def select_in_viewer_ui(frame: Any, label: str, node_id: str) -> None:
     result = frame.locator(f'search-bar mat-tree-node[data-id="{node_id}"] .edge-node')
     result.wait_for(timeout=30_000)
     result.click(modifiers=["Alt"])
+
+
+def press(button: Any) -> None:
+    """Activates a button from the keyboard: Enter on the focused button, which the page must see as
+    the button's click (no viewer frame takes the focus from it). Every button here is pressed so: a
+    mouse click goes where the button was when Playwright looked, and one on "First divergence" once
+    left no trace in a full run (the page showed the notebook scrolled, the button half under
+    JupyterLab's toolbar)."""
+    button.evaluate(
+        "b => { b.__tlwClicked = false;"
+        " b.addEventListener('click', () => { b.__tlwClicked = true; }, { once: true }); }"
+    )
+    button.press("Enter")
+    focused = button.evaluate("b => document.activeElement?.outerHTML.slice(0, 120)")
+    assert button.evaluate("b => b.__tlwClicked"), f"Enter never reached the button; focus on {focused}"

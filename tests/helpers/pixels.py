@@ -59,3 +59,10 @@ def shows_a_graph(page: Any, root_index: int) -> bool:
     """True when every graph area of widget ``root_index`` that a reader can see shows a painted graph."""
     boxes = graph_boxes(page, root_index)
     return bool(boxes) and all(painted_fraction(page, box) >= PAINTED_FRACTION for box in boxes)
+
+
+def colour_pixels(locator: Any, colour: tuple[int, int, int], margin: int = 40) -> int:
+    """How many pixels of the element's screenshot are ``colour``, within ``margin`` per channel."""
+    image = Image.open(io.BytesIO(locator.screenshot())).convert("RGB")
+    close = lambda pixel: all(abs(a - b) <= margin for a, b in zip(pixel, colour, strict=True))  # noqa: E731
+    return sum(count for count, pixel in image.getcolors(maxcolors=1 << 24) if close(pixel))

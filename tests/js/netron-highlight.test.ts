@@ -3,7 +3,7 @@
 // box as <g class="node graph-node"> holding its parts and a path.node-border): the named boxes get
 // the highlight class, nothing else does, and a redraw (a new graph) is marked again.
 import { beforeEach, describe, expect, it } from "vitest";
-import { checkHighlight, HIGHLIGHT_CLASS, HIGHLIGHT_CSS, HighlightPainter } from "../../js/netron/highlighter";
+import { checkHighlight, HIGHLIGHT_CLASS, HIGHLIGHT_CSS, HighlightPainter, roleClass } from "../../js/netron/highlighter";
 import type { ViewGraph } from "../../js/netron/netron-view";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -49,10 +49,10 @@ describe("HighlightPainter", () => {
   it("marks exactly the named op and module-call boxes, and clears", () => {
     const painter = new HighlightPainter();
     const { graph: drawn, boxes } = graph(["linear_1_1", "relu_1_2", "encoder.layer.0"]);
-    painter.set(["relu_1_2", "encoder.layer.0", "not_drawn"], drawn);
+    painter.set(["relu_1_2", "encoder.layer.0", "not_drawn"], {}, drawn);
     expect(marked()).toEqual([boxes.get("relu_1_2"), boxes.get("encoder.layer.0")]);
     expect(boxes.get("linear_1_1")?.classList.contains(HIGHLIGHT_CLASS)).toBe(false);
-    painter.set([], drawn);
+    painter.set([], {}, drawn);
     expect(marked()).toEqual([]);
   });
 
@@ -63,19 +63,35 @@ describe("HighlightPainter", () => {
     const innerBox = inner.boxes.get("add_1_3")!;
     const { graph: drawn } = graph(["block_call"], { block_call: innerGraph });
     document.body.append(innerBox); // graph() replaced the body: put the inner box back on screen
-    painter.set(["add_1_3"], drawn);
+    painter.set(["add_1_3"], {}, drawn);
     expect(marked()).toEqual([innerBox]);
   });
 
   it("keeps the names and marks them again on the next graph Netron draws (drill in/out, open)", () => {
     const painter = new HighlightPainter();
-    painter.set(["relu_1_2"], graph(["linear_1_1"]).graph); // not on screen yet
+    painter.set(["relu_1_2"], {}, graph(["linear_1_1"]).graph); // not on screen yet
     expect(marked()).toEqual([]);
     const next = graph(["relu_1_2", "linear_1_1"]);
     expect(painter.apply(next.graph)).toBe(1);
     expect(marked()).toEqual([next.boxes.get("relu_1_2")]);
     expect(painter.apply(null)).toBe(0); // nothing on screen
     expect(marked()).toEqual([]);
+  });
+
+  it("marks a producer and its carriers in their roles, drops unknown roles, and a plain highlight clears the roles", () => {
+    const painter = new HighlightPainter();
+    const { graph: drawn, boxes } = graph(["log_1_1", "mul_1_2", "add_1_3"]);
+    painter.set(["log_1_1", "mul_1_2", "add_1_3"], { log_1_1: "producer", mul_1_2: "propagated", add_1_3: "evil" }, drawn);
+    expect(marked()).toHaveLength(3);
+    expect([...document.getElementsByClassName(roleClass("producer"))]).toEqual([boxes.get("log_1_1")]);
+    expect([...document.getElementsByClassName(roleClass("propagated"))]).toEqual([boxes.get("mul_1_2")]);
+    painter.set(["add_1_3"], {}, drawn);
+    expect(marked()).toEqual([boxes.get("add_1_3")]);
+    expect(document.getElementsByClassName(roleClass("producer"))).toHaveLength(0);
+    expect(document.getElementsByClassName(roleClass("propagated"))).toHaveLength(0);
+    const css = document.head.querySelector("style")?.textContent ?? "";
+    expect(css).toMatch(/\.tlw-producer > path\.node-border \{[^}]*stroke: #D81B60;[^}]*stroke-width: 5px/);
+    expect(css).toMatch(/\.tlw-propagated > path\.node-border \{[^}]*stroke: #7B1FA2;/);
   });
 
   it("ignores what is not a name (the frame trusts nothing it is sent)", () => {

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import {
   debugQuestions,
   HIGHLIGHT_COLOUR,
+  HIGHLIGHT_ROLE_COLOURS,
   INSPECTOR_WIDTH,
   MASK_CODES,
   MIN_INSPECTOR_WIDTH,
@@ -107,7 +108,7 @@ describe("the kernel's sample replies", () => {
     for (const name of names) {
       const { method, params, result } = sample(name);
       expect(method).toBe("debug");
-      expect(["first_divergence", "first_nonfinite", "lineage"]).toContain(params.question);
+      expect(["first_divergence", "first_nonfinite", "explain_nonfinite", "lineage"]).toContain(params.question);
       const reply = parseDebugReply(result);
       expect(reply.status).not.toBe("");
       expect(Array.isArray(reply.labels)).toBe(true);
@@ -121,7 +122,11 @@ describe("the kernel's sample replies", () => {
   });
 
   it("keeps only the debug questions the toolbar has a button for, in the toolbar's order", () => {
-    expect(debugQuestions(["first_nonfinite", "lineage", "first_divergence"])).toEqual(["first_divergence", "first_nonfinite"]);
+    expect(debugQuestions(["explain_nonfinite", "first_nonfinite", "lineage", "first_divergence"])).toEqual([
+      "first_divergence",
+      "first_nonfinite",
+      "explain_nonfinite",
+    ]);
     expect(debugQuestions(undefined)).toEqual([]);
   });
 
@@ -131,6 +136,19 @@ describe("the kernel's sample replies", () => {
     const parsed = parseInspectReply(withException);
     expect(parsed.kind !== "none" && parsed.exception).toBe("RuntimeError: boom");
     expect(() => parseInspectReply({ ...(result as object), exception: 3 })).toThrow("'exception' is not text");
+  });
+
+  it("a non-finite producer's panel carries its role, source and inputs' ranges (every number or null)", () => {
+    const parsed = parseInspectReply(sample("inspect-nonfinite").result);
+    expect(parsed.kind).toBe("op");
+    if (parsed.kind === "none") return;
+    expect(parsed.nonfinite?.role).toBe("producer");
+    expect(parsed.nonfinite?.inputs.length).toBeGreaterThan(0);
+    for (const row of parsed.nonfinite?.inputs ?? []) expect(row.dtype_max === null || row.dtype_max > 0).toBe(true);
+    const broken = { ...(sample("inspect-nonfinite").result as object), nonfinite: { role: "x", source: "", inputs: [] } };
+    expect(() => parseInspectReply(broken)).toThrow("'role'");
+    const badNumber = { role: "producer", source: "", inputs: [{ label: "a", dtype: "f", finding: "", nan_count: 0, inf_count: 0, minimum: "NaN" }] };
+    expect(() => parseInspectReply({ ...(sample("inspect-nonfinite").result as object), nonfinite: badNumber })).toThrow("'minimum'");
   });
 
   it("error is a failed response with the kernel's message", () => {
@@ -155,6 +173,7 @@ describe("the kernel's sample replies", () => {
       picture_prefixes: PICTURE_PREFIXES,
       picture_max_chars: PICTURE_MAX_CHARS,
       highlight_colour: HIGHLIGHT_COLOUR,
+      highlight_role_colours: HIGHLIGHT_ROLE_COLOURS,
       inspector_width: INSPECTOR_WIDTH,
       min_inspector_width: MIN_INSPECTOR_WIDTH,
       widget_traits: [...WIDGET_TRAIT_NAMES].sort(),

@@ -149,7 +149,7 @@ def _device_text(record: Any) -> str | None:
     return str(name) if name else None
 
 
-def _source(op: Any) -> dict[str, Any] | None:
+def call_site(op: Any) -> dict[str, Any] | None:
     """The call site torchlens recorded (first frame of ``code_context``, as torchlens' exports use)."""
     for location in fact_of(op, "code_context") or ():
         file_name = fact_of(location, "file")
@@ -220,7 +220,7 @@ def op_facts(record: Any, op: Any, kind: str, public: bool) -> list[FactRow]:
     if (json_number(fact_of(record, "num_params")) or 0) > 0:
         rows.append(_quantity("param_bytes", "parameter bytes", fact_of(record, "param_memory")))
     if not public:
-        source = _source(op)
+        source = call_site(op)
         if source is not None:
             where = f"{source['file']}:{source['line']}"
             function = f" in {source['function']}" if source["function"] else ""

@@ -3,7 +3,7 @@ module per viewer, like js/model-explorer/ and js/netron/; ``make_source`` picks
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._assets import AssetBundle
@@ -32,7 +32,12 @@ class ViewerSource(Protocol):
 
     def assets(self) -> AssetBundle: ...
 
-    def graph(self, overlay: Overlay | None, highlight: Collection[str] = ()) -> Reply[GraphResult]: ...
+    def graph(
+        self,
+        overlay: Overlay | None,
+        highlight: Collection[str] = (),
+        roles: Mapping[str, str] | None = None,
+    ) -> Reply[GraphResult]: ...
 
     def highlight_ids(self, labels: Iterable[str]) -> list[str]: ...
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .._assets import AssetBundle, one_match, read_asset
 from .._errors import ViewerAssetsError
 from .._gzip_json import gzip_json
-from .._protocol import HIGHLIGHT_STYLE, ModelExplorerGraph, Reply, Role
+from .._protocol import HIGHLIGHT_ROLE_STYLES, HIGHLIGHT_STYLE, ModelExplorerGraph, Reply, Role
 from .._trace import drawn_id, record_for_label, resolve_name
 from .._viewer_versions import checked_version
 from ..diffing.baseline import BASELINE_ATTR_KEYS, BaselineFacts
@@ -92,13 +92,20 @@ def model_explorer_assets() -> AssetBundle:
 # ----- highlight ----------------------------------------------------------------------------------
 
 
-def highlighted(collection: dict[str, Any], node_ids: Collection[str]) -> dict[str, Any]:
-    """A copy of ``collection`` whose nodes ``node_ids`` carry HIGHLIGHT_STYLE (in every graph that
-    draws them: a rolled node shares its first pass's id). The collection itself is never changed."""
+def highlighted(
+    collection: dict[str, Any], node_ids: Collection[str], roles: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """A copy of ``collection`` whose nodes ``node_ids`` carry HIGHLIGHT_STYLE, or their role's style
+    (``roles``: node id -> HIGHLIGHT_ROLE_STYLES key), in every graph that draws them (a rolled node
+    shares its first pass's id). The collection itself is never changed."""
     marked = set(node_ids)
+    roles = roles or {}
 
     def mark(node: dict[str, Any]) -> dict[str, Any]:
-        return {**node, "style": dict(HIGHLIGHT_STYLE)} if str(node.get("id")) in marked else node
+        node_id = str(node.get("id"))
+        if node_id not in marked:
+            return node
+        return {**node, "style": dict(HIGHLIGHT_ROLE_STYLES.get(roles.get(node_id, ""), HIGHLIGHT_STYLE))}
 
     graphs = [
         {**graph, "nodes": [mark(node) for node in graph.get("nodes", ())]} for graph in collection["graphs"]
@@ -151,10 +158,17 @@ class ModelExplorerSource:
     def assets(self) -> AssetBundle:
         return model_explorer_assets()
 
-    def graph(self, overlay: Overlay | None, highlight: Collection[str] = ()) -> Reply[ModelExplorerGraph]:
-        """The collection, with ``highlight`` (node ids) marked by HIGHLIGHT_STYLE, and its node data."""
+    def graph(
+        self,
+        overlay: Overlay | None,
+        highlight: Collection[str] = (),
+        roles: Mapping[str, str] | None = None,
+    ) -> Reply[ModelExplorerGraph]:
+        """The collection, with ``highlight`` (node ids) marked by HIGHLIGHT_STYLE (or their role's
+        style, ``roles``), and its node data."""
         header = ModelExplorerGraph(label=self.payload.label, encoding="gzip")
-        buffers = [gzip_json(highlighted(self._collection(), highlight)) if highlight else self._wire()]
+        marked = highlighted(self._collection(), highlight, roles) if highlight else None
+        buffers = [gzip_json(marked) if marked is not None else self._wire()]
         if overlay is not None:  # loaded as Model Explorer node data: its heatmap, legend and values
             header["nodeData"] = {"name": overlay.provider}
             buffers.append(overlay.wire())

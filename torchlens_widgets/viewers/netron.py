@@ -14,7 +14,7 @@ import json
 import re
 import tempfile
 import warnings
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -284,8 +284,14 @@ class NetronSource:
     def assets(self) -> AssetBundle:
         return netron_assets()
 
-    def graph(self, overlay: Overlay | None = None, highlight: Collection[str] = ()) -> Reply[NetronGraph]:
-        """``highlight`` is drawn by the browser (from ``_highlight_nodes``), so the reply ignores it."""
+    def graph(
+        self,
+        overlay: Overlay | None = None,
+        highlight: Collection[str] = (),
+        roles: Mapping[str, str] | None = None,
+    ) -> Reply[NetronGraph]:
+        """``highlight`` and ``roles`` are drawn by the browser (from ``_highlight_nodes`` and
+        ``_highlight_roles``), so the reply ignores them."""
         artifact = self.artifact
         model, attachment = artifact.wire
         if self.baseline is not None:  # diff facts in the sidebar's METADATA, next to torchlens' rows

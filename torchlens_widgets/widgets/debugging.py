@@ -24,6 +24,9 @@ class DebuggingWidget(ViewerWidget):
     # op); set by the kernel only. _highlight_nodes: their node ids in the current viewer and granularity.
     highlighted = traitlets.List(traitlets.Unicode()).tag(sync=True)
     _highlight_nodes = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    # Node id -> role (HIGHLIGHT_ROLE_STYLES) of the highlighted nodes an answer tells apart
+    # (explain_nonfinite: producers and the ops that carry their values); {} for a plain highlight.
+    _highlight_roles = traitlets.Dict(value_trait=traitlets.Unicode()).tag(sync=True)
     # The status line of the last debug answer (first_divergence, first_nonfinite, lineage, a crash).
     debug_status = traitlets.Unicode("", read_only=True).tag(sync=True)
 
@@ -73,6 +76,24 @@ class DebuggingWidget(ViewerWidget):
 
     def select(self, name: str) -> Any:
         raise NotImplementedError
+
+    def _mark(self, roles: dict[str, str]) -> None:
+        """Highlight ``roles``' labels (label -> role), each drawn in its role's style; a later plain
+        highlight (highlight(), lineage()) drops the roles."""
+        self._label_roles = dict(roles)
+        with self.hold_trait_notifications():
+            self.highlighted = list(roles)
+            self._refresh_roles()
+
+    def _refresh_roles(self) -> None:
+        """``_highlight_roles`` for the view now drawn: a plain highlight has none."""
+        if set(self.highlighted) != set(getattr(self, "_label_roles", {})):
+            self._label_roles = {}
+        self._highlight_roles = self._role_ids(getattr(self, "_label_roles", {}))
+
+    def _role_ids(self, roles: dict[str, str]) -> dict[str, str]:
+        """Node id -> role of ``roles``' labels in the current view (a Diff marks no roles)."""
+        return {}
 
     def _show_lineage(
         self, direction: str, labels: list[str], drawn: list[str], where: str = ""

@@ -16,7 +16,7 @@ from .._errors import (
     ViewerNotAvailableError,
 )
 from .._offline import DEFAULT_MAX_BYTES
-from .._privacy import check_privacy_profile, refuse_under_public
+from .._privacy import check_privacy_profile
 from .._protocol import (
     GraphParams,
     GraphResult,
@@ -33,13 +33,13 @@ from ..viewers import VIEWERS, ViewerSource, make_source
 from ..viewers.netron import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, check_granularity, check_netron_options
 from . import base
 from .base import unsubscriber
-from .overlaying import OverlayingWidget
+from .nonfinite import NonFiniteWidget
 from .saving import SAVED_TRAITS, SavedView, save_explorer_html
 
 SelectCallback = Callable[[Any], None]
 
 
-class Explorer(OverlayingWidget):
+class Explorer(NonFiniteWidget):
     """A torchlens trace drawn inline by Model Explorer (or Netron), selection synced with the kernel.
 
     Create it with :func:`torchlens_widgets.explore`.
@@ -61,10 +61,10 @@ class Explorer(OverlayingWidget):
     # "always"): tl.export.netron's options, checked by torchlens (ValueError naming the choices).
     depth = traitlets.Any(DEFAULT_DEPTH).tag(sync=True)
     show_buffers = traitlets.Any(DEFAULT_SHOW_BUFFERS).tag(sync=True)
-    # The toolbar's debug buttons: "first_divergence" (with a baseline), "first_nonfinite" (when the
-    # capture holds a NaN or an Inf).
+    # The toolbar's debug buttons: "first_divergence" (with a baseline), "first_nonfinite" and
+    # "explain_nonfinite" (when the capture holds a NaN or an Inf).
     _debug_questions = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    _answers = ("first_divergence", "first_nonfinite")
+    _answers = ("first_divergence", "first_nonfinite", "explain_nonfinite")
 
     def __init__(
         self,
@@ -111,7 +111,8 @@ class Explorer(OverlayingWidget):
         self._publish_colouring()
         # torchlens' answer, asked once: after the first graph reply (it reads every saved output,
         # a second on a 10,000-op trace, and the graph need not wait for it) or when the user asks.
-        self._nonfinite: _debug.NonFinite | None = None
+        self._nonfinite = None
+        self._explanation = None  # torchlens' frontier, asked by explain_nonfinite()
         self._refresh_questions()
         self._open()
         if failure is not None:
@@ -166,13 +167,6 @@ class Explorer(OverlayingWidget):
         answer = _debug.first_divergence(self._log, self.baseline, rtol=rtol, atol=atol)
         self._show_answer(answer.status, answer.label if answer.record_a is not None else None)
         return answer.pair
-
-    def first_nonfinite(self) -> Any:
-        """torchlens' first op whose saved output holds a NaN or an Inf (``log.find_nan()``, the op
-        behind ``log.first_nonfinite()``): selects and centres it and returns its record, or None."""
-        answer = self._nonfinite_answer()
-        self._show_answer(answer.status, answer.label)
-        return answer.record
 
     def highlight(self, names: str | Iterable[str] | None) -> Explorer:
         """Mark nodes (torchlens labels, module addresses or node ids) apart from the selection and
@@ -291,29 +285,9 @@ class Explorer(OverlayingWidget):
     def _on_highlighted(self, change: dict[str, Any]) -> None:
         with self.hold_trait_notifications():
             self._highlight_nodes = self._source.highlight_ids(self.highlighted)
+            self._refresh_roles()
             if self.viewer == "model-explorer" and self._ready:  # drawn in its graph reply
                 self._graph_rev += 1
-
-    def _nonfinite_answer(self) -> _debug.NonFinite:
-        if self._privacy_profile == "public":  # where a value is NaN is a fact about the values
-            raise refuse_under_public(
-                "first_nonfinite() finds the first op whose saved output holds a NaN or an Inf",
-                "explore with privacy_profile='local', or ask torchlens yourself: log.find_nan().",
-            )
-        if self._nonfinite is None:
-            self._nonfinite = _debug.first_nonfinite(self._log)
-            self._refresh_questions()  # the toolbar offers "First non-finite" once the answer is known
-        return self._nonfinite
-
-    def _after_graph_reply(self) -> None:
-        if self._privacy_profile != "public":  # never asked, so never offered (see _nonfinite_answer)
-            self._nonfinite_answer()
-
-    def _refresh_questions(self) -> None:
-        questions = ["first_divergence"] if self.baseline is not None else []
-        if self._nonfinite is not None and self._nonfinite.label is not None:
-            questions.append("first_nonfinite")
-        self._debug_questions = questions
 
     @traitlets.observe("viewer", "granularity")
     def _on_view_change(self, change: dict[str, Any]) -> None:
@@ -329,6 +303,7 @@ class Explorer(OverlayingWidget):
         with self.hold_trait_notifications():
             self.selected_node = node
             self._highlight_nodes = self._source.highlight_ids(self.highlighted)
+            self._refresh_roles()
             self._publish_source()
 
     def _source_for(self, viewer: str, granularity: str) -> ViewerSource:
@@ -375,7 +350,8 @@ class Explorer(OverlayingWidget):
         return [source.assets() for source in self._sources.values()]
 
     def _answer_graph(self, params: GraphParams) -> Reply[GraphResult]:
-        reply = self._source.graph(self._overlay, self._highlight_nodes)  # the export, on first use
+        # The export, on first use.
+        reply = self._source.graph(self._overlay, self._highlight_nodes, self._highlight_roles)
         self._graph_info = self._source.info()  # synced before the reply: the view counts its nodes
         return reply
 
@@ -392,4 +368,7 @@ class Explorer(OverlayingWidget):
         public = self._privacy_profile == "public"
         if self._failure is not None and label == self._failure.failing_label and not public:
             header["exception"] = self._failure.exception_text  # the op the forward pass failed at
+        nonfinite = self._nonfinite_facts(label)
+        if nonfinite is not None:
+            header["nonfinite"] = nonfinite
         return header, buffers

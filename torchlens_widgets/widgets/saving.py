@@ -20,7 +20,7 @@ from . import bundle
 SAVED_TRAITS = (
     *("viewer", "granularity", "overlay", "overlay_summary", "baseline_summary", "height"),
     *("selected_node", "selected_label", "_asset_key", "_graph_rev", "_graph_info", "_overlay_choices"),
-    *("depth", "show_buffers", "highlighted", "_highlight_nodes", "debug_status"),
+    *("depth", "show_buffers", "highlighted", "_highlight_nodes", "_highlight_roles", "debug_status"),
     *("inspector_width", "inspector_collapsed"),
 )
 
@@ -59,7 +59,7 @@ def save_explorer_html(
             refused[name] = str(error)
             continue
         graphs[name] = (
-            view.source.graph(overlay, state["_highlight_nodes"]),
+            view.source.graph(overlay, state["_highlight_nodes"], state["_highlight_roles"]),
             overlay.summary if overlay else "",
         )
     try:

@@ -1,0 +1,183 @@
+// The `inspect` request's reply, part of the protocol written down in js/protocol.ts (which re-exports
+// it): a node's inspector panel as the kernel sends it (torchlens_widgets/_protocol.py's InspectRecord).
+
+import { array, fail, object, oneOf, string } from "./json-checks";
+import type { HighlightRole } from "./protocol";
+
+// ----- the panel ------------------------------------------------------------------------------------------
+
+export interface FactRow {
+  key: string;
+  name: string;
+  value: unknown;
+  text: string | null; // null: no value (shown as a dash)
+  detail?: string; // the full text when `text` is shortened (e.g. the source path), as a tooltip
+}
+
+export interface TensorStats {
+  count: number;
+  finite_count: number;
+  zero_count: number;
+  nan_count: number;
+  posinf_count: number;
+  neginf_count: number;
+  zero_fraction: number;
+  nonfinite_fraction: number;
+  min: number | null;
+  max: number | null;
+  mean: number | null;
+  std: number | null;
+  std_correction: number;
+  numel: number;
+  sample_size: number;
+  sampled: boolean;
+  stride: number;
+}
+
+export interface HistogramMeta {
+  bins: number;
+  lo: number;
+  hi: number;
+  buffer: number;
+  dtype: "uint32le";
+  total: number;
+}
+
+export interface HeatmapMeta {
+  rows: number;
+  cols: number;
+  slice: string;
+  slice_shape: number[];
+  stride: number[];
+  sampled: boolean;
+  pooled: boolean;
+  lo: number | null;
+  hi: number | null;
+  encoding: "uint8";
+  buffer: number;
+  /** A buffer of MASK_CODES per cell, when some cell is not finite. */
+  mask_buffer: number | null;
+}
+
+export type ValueStatus = "summary" | "not_saved" | "withheld" | "not_tensor" | "unsupported" | "empty";
+
+export interface ValueSection {
+  status: ValueStatus;
+  message?: string;
+  source?: string | null; // Python expression of the summarised value, e.g. log["linear_1_1:1"].out
+  note?: string;
+  shape?: number[];
+  dtype?: string;
+  numel?: number;
+  of?: "abs";
+  stats?: TensorStats;
+  histogram?: HistogramMeta | null;
+  heatmap?: HeatmapMeta | null;
+}
+
+/** The kinds of record the inspector shows facts of ("other": a node a saved file has no facts for). */
+export const RECORD_KINDS = ["op", "layer", "module", "module_call", "other"] as const;
+export type RecordKind = (typeof RECORD_KINDS)[number];
+
+/** One input of an op against its dtype's limits (the kernel's numerics/ranges.py); null: not known. */
+export interface InputRangeRow {
+  label: string;
+  dtype: string;
+  minimum: number | null;
+  maximum: number | null;
+  abs_max: number | null;
+  dtype_max: number | null;
+  /** abs_max / dtype_max: how close the input came to the dtype's largest finite value. */
+  fraction_of_max: number | null;
+  nan_count: number;
+  inf_count: number;
+  /** torchlens' dtype_range_audit finding on that input, "" if none. */
+  finding: string;
+}
+
+/** Where a non-finite op stands (explain_nonfinite): born here, or carrying an earlier op's values. */
+export interface NonFiniteFacts {
+  role: HighlightRole;
+  /** "file.py:12" of the op's call, "" when torchlens recorded none. */
+  source: string;
+  inputs: InputRangeRow[];
+}
+
+interface PanelReply {
+  label: string;
+  /** A partial capture's failing op: the exception it raised, e.g. "RuntimeError: shape mismatch". */
+  exception?: string;
+  /** An op holding non-finite values, once explain_nonfinite() ran: its role and its inputs' ranges. */
+  nonfinite?: NonFiniteFacts;
+  title: string;
+  privacy_profile: string;
+  expression: string;
+  facts: FactRow[];
+  value: ValueSection | null;
+}
+
+/** A torchlens record's facts and value summary. */
+export interface RecordInspectReply extends PanelReply {
+  kind: RecordKind;
+}
+
+/** A diff's third panel: b - a for the selected node. */
+export interface DifferenceInspectReply extends PanelReply {
+  kind: "difference";
+}
+
+/** Nothing selected on this side. */
+export interface NoneInspectReply {
+  kind: "none";
+  label: "";
+}
+
+/** What the inspector panel draws: a record or a difference. */
+export type PanelInspectReply = RecordInspectReply | DifferenceInspectReply;
+export type InspectReply = NoneInspectReply | PanelInspectReply;
+
+const INSPECT_KINDS = ["none", "difference", ...RECORD_KINDS] as const;
+
+export function parseInspectReply(result: unknown): InspectReply {
+  const what = "inspector reply";
+  const value = object(what, result);
+  const kind = oneOf(what, value, "kind", INSPECT_KINDS);
+  if (kind === "none") return { kind, label: "" };
+  const facts = array(what, value, "facts").map((row) => object(what, row) as unknown as FactRow);
+  const section = value.value;
+  if (section !== null && section !== undefined)
+    oneOf(what, object(what, section), "status", ["summary", "not_saved", "withheld", "not_tensor", "unsupported", "empty"] as const);
+  const exception = value.exception;
+  if (exception !== undefined && exception !== null && typeof exception !== "string") fail(what, "'exception' is not text");
+  const nonfinite = value.nonfinite === undefined || value.nonfinite === null ? null : parseNonFinite(value.nonfinite);
+  return {
+    kind,
+    label: string(what, value, "label"),
+    ...(typeof exception === "string" && exception ? { exception } : {}),
+    ...(nonfinite ? { nonfinite } : {}),
+    title: string(what, value, "title"),
+    privacy_profile: typeof value.privacy_profile === "string" ? value.privacy_profile : "",
+    expression: string(what, value, "expression"),
+    facts,
+    value: (section ?? null) as ValueSection | null,
+  };
+}
+
+const NUMBER_OR_NULL = ["minimum", "maximum", "abs_max", "dtype_max", "fraction_of_max"] as const;
+
+function parseNonFinite(raw: unknown): NonFiniteFacts {
+  const what = "inspector reply's non-finite facts";
+  const value = object(what, raw);
+  const role = oneOf(what, value, "role", ["producer", "propagated"] as const);
+  const inputs = array(what, value, "inputs").map((item) => {
+    const row = object(what, item);
+    for (const key of NUMBER_OR_NULL)
+      if (row[key] !== null && typeof row[key] !== "number") fail(what, `'${key}' is neither a number nor null`);
+    for (const key of ["nan_count", "inf_count"] as const) if (typeof row[key] !== "number") fail(what, `'${key}' is not a number`);
+    string(what, row, "label");
+    string(what, row, "dtype");
+    string(what, row, "finding");
+    return row as unknown as InputRangeRow;
+  });
+  return { role, source: string(what, value, "source"), inputs };
+}
