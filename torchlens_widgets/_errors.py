@@ -100,3 +100,30 @@ class DebugQuestionError(TorchlensWidgetsError, ValueError):
 
 class TransportSettingError(TorchlensWidgetsError, ValueError):
     """A transport mode (``set_transport``, ``TORCHLENS_WIDGETS_TRANSPORT``) that is none of the modes."""
+
+
+class PrecisionDtypeError(TorchlensWidgetsError, ValueError):
+    """run_precision() was given a dtype that is not floating point, or a reference no wider than it:
+    the comparison would measure nothing."""
+
+    def __init__(self, dtype: object, reference: object, reason: str) -> None:
+        self.dtype = dtype
+        self.reference = reference
+        super().__init__(
+            f"Cannot compare dtype={dtype} against reference={reference}: {reason}. "
+            "Remedy: pass a floating dtype (torch.bfloat16, torch.float16 or torch.float32) and a "
+            "reference with more bits and a smaller eps (reference=torch.float64, the default)."
+        )
+
+
+class PrecisionRunError(TorchlensWidgetsError, RuntimeError):
+    """The model raised when run in the reduced (or the reference) dtype; the original is __cause__."""
+
+    def __init__(self, dtype: object, error: BaseException, where: str = "") -> None:
+        self.dtype = dtype
+        at = f" {where}" if where else ""
+        super().__init__(
+            f"The model failed to run in {dtype}{at}: {type(error).__name__}: {error}. "
+            f"Remedy: run it in float32, or keep the module holding that op in float32 "
+            f"(e.g. `model.<module>.float()` after the cast) and cast its output back."
+        )

@@ -1,0 +1,123 @@
+"""The values an op consumed, against its inputs' dtype limits (an fp16 overflow shows here first).
+
+The findings are torchlens' ``dtype_range_audit`` messages; this module only measures the saved
+inputs (min, max, NaN and inf counts) so a widget can show them next to the op.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+from torchlens.debug import dtype_range_audit
+
+from ._records import json_float, qualify, record
+
+#: What ``finding`` says for an input torchlens kept no values of (the audit could not look at it).
+NOT_SAVED = "values not saved: torchlens kept no payload for this input, so its range is unknown"
+
+
+@dataclass(frozen=True)
+class InputRange:
+    """One input of an op against its dtype's limits; every float is finite or None (JSON-safe)."""
+
+    label: str
+    dtype: str
+    minimum: float | None
+    maximum: float | None
+    abs_max: float | None
+    dtype_max: float | None
+    fraction_of_max: float | None
+    nan_count: int
+    inf_count: int
+    finding: str
+
+    def as_json(self) -> dict[str, Any]:
+        """A plain dict that ``json.dumps(..., allow_nan=False)`` accepts."""
+        return asdict(self)
+
+
+def input_ranges(trace: Any, label: str) -> list[InputRange]:
+    """The op's inputs (its parents, argument order, each once), measured as the op consumed them.
+
+    A graph input is included like any parent. An input whose values were not saved gets None
+    values and says so in ``finding``. torchlens' audit covers compute ops only, so a graph input's
+    ``finding`` is "" unless its values are missing.
+    """
+    op = record(trace, label)
+    parents = [qualify(str(parent)) for parent in (op.parents or ())]
+    try:
+        consumed: tuple[Any, ...] = tuple(op.input_activations)
+    except (ValueError, AttributeError, RuntimeError, KeyError):
+        consumed = (None,) * len(parents)
+    findings = _findings_by_op(trace)
+    ranges: list[InputRange] = []
+    seen: set[str] = set()
+    for parent, value in zip(parents, consumed, strict=False):
+        if parent in seen:
+            continue
+        seen.add(parent)
+        tensor = value if isinstance(value, torch.Tensor) else None
+        ranges.append(_measure(trace, parent, tensor, findings.get(parent, "")))
+    return ranges
+
+
+def _findings_by_op(trace: Any) -> dict[str, str]:
+    """torchlens' dtype-range findings, joined per op label they name."""
+    joined: dict[str, list[str]] = {}
+    for finding in dtype_range_audit(trace).findings:
+        for label in finding.ops:
+            joined.setdefault(qualify(str(label)), []).append(str(finding.message))
+    return {label: "; ".join(messages) for label, messages in joined.items()}
+
+
+def _measure(trace: Any, label: str, tensor: torch.Tensor | None, finding: str) -> InputRange:
+    """Min, max, |max| of the finite values, and the non-finite counts, of one consumed input."""
+    dtype = tensor.dtype if tensor is not None else _recorded_dtype(trace, label)
+    limit = _dtype_max(dtype)
+    if tensor is None:
+        return InputRange(
+            label,
+            str(dtype),
+            None,
+            None,
+            None,
+            limit,
+            None,
+            0,
+            0,
+            "; ".join(filter(None, [finding, NOT_SAVED])),
+        )
+    values = tensor.detach()
+    nan_count = inf_count = 0
+    minimum = maximum = abs_max = None
+    if values.is_floating_point() or values.is_complex():
+        nan_count = int(torch.isnan(values).sum())
+        inf_count = int(torch.isinf(values).sum())
+        finite = values[torch.isfinite(values)]
+    else:
+        finite = values.reshape(-1)
+    if finite.numel() and not finite.is_complex() and finite.dtype != torch.bool:
+        wide = finite.to(torch.float64)
+        minimum, maximum = json_float(float(wide.min())), json_float(float(wide.max()))
+        abs_max = json_float(float(wide.abs().max()))
+    fraction = json_float(abs_max / limit) if abs_max is not None and limit else None
+    return InputRange(
+        label, str(dtype), minimum, maximum, abs_max, limit, fraction, nan_count, inf_count, finding
+    )
+
+
+def _recorded_dtype(trace: Any, label: str) -> Any:
+    """The dtype torchlens recorded for an op whose values it did not keep."""
+    try:
+        return getattr(record(trace, label), "dtype", None)
+    except (KeyError, ValueError, IndexError):
+        return None
+
+
+def _dtype_max(dtype: Any) -> float | None:
+    """torch.finfo(dtype).max for a floating dtype, else None."""
+    if isinstance(dtype, torch.dtype) and dtype.is_floating_point:
+        return float(torch.finfo(dtype).max)
+    return None
