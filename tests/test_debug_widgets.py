@@ -125,7 +125,7 @@ def test_first_nonfinite_selects_torchlens_op(broken: Any) -> None:
     assert w._debug_questions == []  # asked after the first graph reply: the graph does not wait
     content, _ = ask(w, "graph", {})
     assert content["ok"], content
-    assert w._debug_questions == ["first_nonfinite"]  # the toolbar offers the button now
+    assert w._debug_questions == ["first_nonfinite", "explain_nonfinite"]  # the toolbar offers the button now
     found = broken.find_nan()
     assert w.first_nonfinite() is found.op
     assert w.selected_label == found.op.label
@@ -140,7 +140,7 @@ def test_first_nonfinite_selects_torchlens_op(broken: Any) -> None:
 def test_asking_before_the_graph_is_drawn_offers_the_button_too(broken: Any) -> None:
     w = tlw.explore(broken)
     assert w.first_nonfinite() is broken.find_nan().op
-    assert w._debug_questions == ["first_nonfinite"]
+    assert w._debug_questions == ["first_nonfinite", "explain_nonfinite"]
 
 
 def test_first_nonfinite_on_a_finite_capture_moves_nothing(log: Any) -> None:

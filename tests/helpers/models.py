@@ -143,3 +143,12 @@ class SharedBlock(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.block(self.block(x)))
+
+
+class Cancel(nn.Module):
+    """(h + c) - c in bf16 loses h entirely; exp then amplifies the loss it inherits."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.tanh(x)  # |h| < 1: below half of bf16's spacing (4) at 1e3
+        d = (h + 1e3) - 1e3  # native 0 where the reference keeps h: error created here
+        return torch.exp(d * 3)  # rel error up to e^3 - 1 (~19), carried and amplified

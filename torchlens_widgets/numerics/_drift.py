@@ -8,6 +8,7 @@ ones that only carry it on.
 from __future__ import annotations
 
 import copy
+import math
 import sys
 from typing import Any
 
@@ -118,6 +119,23 @@ def upcast_error(tensor: torch.Tensor | None, reference: torch.dtype) -> float |
 def compute_labels(trace: Any) -> list[str]:
     """Labels of the trace's compute ops (not inputs, outputs or buffers; params are no ops)."""
     return [str(op.label) for op in trace.layer_list if bool(getattr(op, "is_compute_op", False))]
+
+
+def floating_compute_labels(trace: Any) -> list[str]:
+    """The compute ops that can lose precision: a non-empty floating-point output. Integer index
+    arithmetic and empty tensors (a model's unused cache) have none to lose."""
+    return [
+        str(op.label)
+        for op in trace.layer_list
+        if bool(getattr(op, "is_compute_op", False))
+        and getattr(getattr(op, "dtype", None), "is_floating_point", False)
+        and _elements(getattr(op, "shape", None)) != 0
+    ]
+
+
+def _elements(shape: Any) -> int | None:
+    """How many elements an output of ``shape`` holds (None when torchlens recorded no shape)."""
+    return math.prod(int(size) for size in shape) if isinstance(shape, (tuple, list, torch.Size)) else None
 
 
 def skip_reasons(skipped: Any) -> str:

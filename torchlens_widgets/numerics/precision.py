@@ -17,7 +17,15 @@ from torchlens.debug import bisect_precision, isolated_capture
 from torchlens.options import CaptureOptions
 
 from .._errors import PrecisionRunError
-from ._drift import cast_tree, check_dtypes, compute_labels, gains, model_in, skip_reasons
+from ._drift import (
+    cast_tree,
+    check_dtypes,
+    compute_labels,
+    floating_compute_labels,
+    gains,
+    model_in,
+    skip_reasons,
+)
 from ._records import json_float, qualify
 
 #: bisect_precision's own seed and capture options (torchlens/debug/_precision.py), so labels match.
@@ -46,7 +54,8 @@ class PrecisionRun:
     reference: torch.dtype
     result: Any
     drifts: dict[str, OpDrift]
-    compute_ops: int
+    compute_ops: int  # every compute op of the native run
+    floating_ops: int  # those with a non-empty floating-point output: what can drift
 
     @property
     def first_label(self) -> str | None:
@@ -56,11 +65,14 @@ class PrecisionRun:
 
     @property
     def coverage(self) -> float:
-        """Compared compute ops / compute ops (output mirrors have rows but are not compute ops)."""
-        if self.compute_ops == 0:
+        """Compared compute ops / the compute ops that can drift (a floating-point output; output
+        mirrors have rows but are not compute ops, integer and empty outputs have nothing to lose)."""
+        if self.floating_ops == 0:
             return 0.0
-        compared = sum(1 for drift in self.drifts.values() if _is_compute(drift.record))
-        return compared / self.compute_ops
+        return self._compared() / self.floating_ops
+
+    def _compared(self) -> int:
+        return sum(1 for drift in self.drifts.values() if _is_compute(drift.record))
 
     def ranking(self, k: int = 10) -> list[OpDrift]:
         """The k ops that created the most error: gain descending, then rel_error; None gains last."""
@@ -72,7 +84,7 @@ class PrecisionRun:
 
     def summary(self) -> str:
         """One line: the first drift, how many compute ops were compared, and what was skipped."""
-        compared = sum(1 for drift in self.drifts.values() if _is_compute(drift.record))
+        compared = self._compared()
         first = self.drifts.get(self.first_label or "")
         if first is not None:
             rel = "n/a" if first.rel_error is None else f"{first.rel_error:.2e}"
@@ -81,7 +93,10 @@ class PrecisionRun:
             head = f"No op drifted past tolerance from the {_name(self.reference)} reference"
         skipped = self.result.skipped
         tail = f"; {len(skipped)} skipped ({skip_reasons(skipped)})" if skipped else "; none skipped"
-        return f"{head}; {compared} of {self.compute_ops} compute ops compared in {_name(self.dtype)}{tail}."
+        other = self.compute_ops - self.floating_ops
+        rest = f" ({other} integer or empty ops have no precision to lose)" if other else ""
+        ops = f"{compared} of {self.floating_ops} floating-point compute ops compared in {_name(self.dtype)}"
+        return f"{head}; {ops}{rest}{tail}."
 
 
 def run_precision(
@@ -135,7 +150,8 @@ def run_precision(
         )
         for row in result.rows
     }
-    return PrecisionRun(trace, dtype, reference, result, drifts, len(compute_labels(trace)))
+    floating = len(floating_compute_labels(trace))
+    return PrecisionRun(trace, dtype, reference, result, drifts, len(compute_labels(trace)), floating)
 
 
 def _labels(trace: Any) -> set[str]:
