@@ -147,7 +147,11 @@ describe("the kernel's sample replies", () => {
     for (const row of parsed.nonfinite?.inputs ?? []) expect(row.dtype_max === null || row.dtype_max > 0).toBe(true);
     const broken = { ...(sample("inspect-nonfinite").result as object), nonfinite: { role: "x", source: "", inputs: [] } };
     expect(() => parseInspectReply(broken)).toThrow("'role'");
-    const badNumber = { role: "producer", source: "", inputs: [{ label: "a", dtype: "f", finding: "", nan_count: 0, inf_count: 0, minimum: "NaN" }] };
+    const badNumber = {
+      role: "producer",
+      source: "",
+      inputs: [{ label: "a", dtype: "f", finding: "", nan_count: 0, inf_count: 0, minimum: "NaN" }],
+    };
     expect(() => parseInspectReply({ ...(sample("inspect-nonfinite").result as object), nonfinite: badNumber })).toThrow("'minimum'");
   });
 
