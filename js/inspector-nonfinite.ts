@@ -15,7 +15,9 @@ const ROLE_TEXT = {
 /** How close an input came to its dtype's largest finite value, e.g. "97% of 65,504". */
 export function fractionText(row: InputRangeRow): string {
   if (row.fraction_of_max === null || row.dtype_max === null) return DASH;
-  return `${formatNumber(row.fraction_of_max * 100)}% of ${formatNumber(row.dtype_max)}`;
+  const percent = row.fraction_of_max * 100;
+  const shown = percent > 0 && percent < 0.01 ? "< 0.01" : formatNumber(percent);
+  return `${shown}% of ${formatNumber(row.dtype_max)}`;
 }
 
 function rangeText(row: InputRangeRow): string {
@@ -28,14 +30,32 @@ function nonFiniteText(row: InputRangeRow): string {
   return parts.length ? parts.join(", ") : "none";
 }
 
-function cell(doc: Document, tag: "td" | "th", text: string, title?: string): HTMLElement {
-  const node = doc.createElement(tag);
+function line(doc: Document, className: string, text: string): HTMLElement {
+  const node = doc.createElement("div");
+  node.className = className;
   node.textContent = text;
-  if (title) node.title = title;
   return node;
 }
 
-/** The box, headed by the op's role; one table row per input. */
+/** One input: its label and dtype, then its range, its largest magnitude against the dtype's, its
+ * non-finite count and torchlens' finding (a list, not a table: the panel is a few hundred px wide). */
+function inputBlock(doc: Document, row: InputRangeRow): HTMLElement {
+  const block = doc.createElement("div");
+  block.className = "tlw-insp-nonfinite-input";
+  block.dataset.input = row.label;
+  const head = doc.createElement("code");
+  head.textContent = `${row.label} · ${row.dtype.replace(/^torch\./, "")}`;
+  block.append(
+    head,
+    line(doc, "tlw-insp-nonfinite-range", `range ${rangeText(row)}`),
+    line(doc, "tlw-insp-nonfinite-limit", `|max| ${formatNumber(row.abs_max)}: ${fractionText(row)}`),
+    line(doc, "tlw-insp-nonfinite-count", `non-finite: ${nonFiniteText(row)}`),
+  );
+  if (row.finding) block.append(line(doc, "tlw-insp-nonfinite-finding", row.finding));
+  return block;
+}
+
+/** The box, headed by the op's role; then its source line and one block per input. */
 export function nonFiniteBox(doc: Document, facts: NonFiniteFacts): HTMLElement {
   const box = doc.createElement("div");
   box.className = "tlw-insp-nonfinite";
@@ -49,30 +69,8 @@ export function nonFiniteBox(doc: Document, facts: NonFiniteFacts): HTMLElement 
     source.textContent = facts.source;
     box.append(source);
   }
-  const table = doc.createElement("table");
-  const header = doc.createElement("tr");
-  for (const name of ["input", "dtype", "range", "|max| / dtype max", "non-finite"]) header.append(cell(doc, "th", name));
-  table.append(header);
-  for (const row of facts.inputs) {
-    const line = doc.createElement("tr");
-    line.dataset.input = row.label;
-    line.append(
-      cell(doc, "td", row.label, row.finding || undefined),
-      cell(doc, "td", row.dtype.replace(/^torch\./, "")),
-      cell(doc, "td", rangeText(row)),
-      cell(doc, "td", fractionText(row), row.finding || undefined),
-      cell(doc, "td", nonFiniteText(row)),
-    );
-    table.append(line);
-  }
-  if (!facts.inputs.length) box.append(cell(doc, "td", "No tensor inputs (a graph input or a constant)."));
-  else box.append(table);
-  for (const row of facts.inputs.filter((input) => input.finding)) {
-    const finding = doc.createElement("p");
-    finding.className = "tlw-insp-nonfinite-finding";
-    finding.textContent = `${row.label}: ${row.finding}`;
-    box.append(finding);
-  }
+  box.append(line(doc, "tlw-insp-nonfinite-title", facts.inputs.length ? "its inputs" : "no tensor inputs"));
+  for (const row of facts.inputs) box.append(inputBlock(doc, row));
   return box;
 }
 
@@ -83,8 +81,8 @@ export const NONFINITE_STYLES = `
 .tlw-insp-nonfinite[data-role="propagated"] { border-color: #7B1FA2; background: #f3e5f5; }
 .tlw-insp-nonfinite-source { display: block; margin: 2px 0; font-family: var(--jp-code-font-family, monospace);
   overflow-wrap: anywhere; }
-.tlw-insp-nonfinite table { margin: 4px 0 0; }
-.tlw-insp-nonfinite th { width: auto; font-size: 11px; color: #444; }
-.tlw-insp-nonfinite td { font-size: 11px; }
-.tlw-insp-nonfinite-finding { margin: 4px 0 0; font-size: 11px; overflow-wrap: anywhere; }
+.tlw-insp-nonfinite-title { margin: 4px 0 0; color: #555; font-size: 11px; }
+.tlw-insp-nonfinite-input { margin: 2px 0 0; padding: 2px 0 0 6px; border-left: 2px solid rgba(0, 0, 0, 0.15);
+  font-size: 11px; font-family: var(--jp-code-font-family, monospace); overflow-wrap: anywhere; }
+.tlw-insp-nonfinite-finding { color: #8a3d00; }
 `;

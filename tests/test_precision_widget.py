@@ -42,7 +42,7 @@ def test_drift_ranking_puts_the_op_that_creates_the_error_first_and_highlights(
 ) -> None:
     top = cancel.drift_ranking(k=2)
     assert top[0].record.func_name == "__sub__" and top[0].gain is not None and top[0].gain > 10
-    by_raw_error = max(cancel.run.drifts.values(), key=lambda drift: drift.rel_error or 0.0)
+    by_raw_error = max(cancel.run.drifts.values(), key=lambda drift: drift.abs_error or 0.0)
     assert by_raw_error.label != top[0].label  # exp carries more raw error; sub creates it
     assert cancel.highlighted == [drift.label for drift in top]
     assert top[0].label in cancel.debug_status

@@ -308,12 +308,13 @@ LineageDirection = Literal["upstream", "downstream"]
 HIGHLIGHT_COLOUR = "#D81B60"
 HIGHLIGHT_STYLE = {"borderColor": HIGHLIGHT_COLOUR, "borderWidth": 3}
 # An answer that tells its nodes apart (explain_nonfinite: where a NaN was born, where it only spread)
-# marks each in a role: the producer filled and boxed in the highlight's magenta, the ops that carry it
-# boxed in purple (apart from Model Explorer's orange outputs and Netron's red selection).
+# marks each in a role: the producer filled pink and boxed in the highlight's magenta, the ops that carry
+# it filled lavender and boxed in purple (apart from Model Explorer's orange outputs and Netron's red
+# selection; Model Explorer draws a selection's inputs and outputs over a node's own border).
 HIGHLIGHT_ROLE_COLOURS: dict[str, str] = {"producer": HIGHLIGHT_COLOUR, "propagated": "#7B1FA2"}
 HIGHLIGHT_ROLE_STYLES: dict[str, dict[str, Any]] = {
     "producer": {"backgroundColor": "#F8BBD0", "borderColor": HIGHLIGHT_COLOUR, "borderWidth": 5},
-    "propagated": {"backgroundColor": "#EDE7F6", "borderColor": "#7B1FA2", "borderWidth": 3},
+    "propagated": {"backgroundColor": "#E1BEE7", "borderColor": "#7B1FA2", "borderWidth": 3},
 }
 
 # The inspector's default width beside the graph, and the narrowest it can be dragged to

@@ -37,7 +37,8 @@ producer = [site.label for site in frontier.sites if site.role == "first_dirty"]
 ]
 
 PRODUCER_FILL = (0xF8, 0xBB, 0xD0)  # HIGHLIGHT_ROLE_STYLES["producer"]["backgroundColor"]
-CARRIER_BORDER = (0x7B, 0x1F, 0xA2)  # the propagated role's colour in both viewers
+CARRIER_FILL = (0xE1, 0xBE, 0xE7)  # Model Explorer's fill of the ops that carry it
+CARRIER_BORDER = (0x7B, 0x1F, 0xA2)  # their border in Netron
 HIGHLIGHT = (0xD8, 0x1B, 0x60)
 
 
@@ -86,15 +87,15 @@ def test_why_nonfinite_button_draws_the_producer_apart_from_its_cone_in_model_ex
     assert kernel.value("m._highlight_roles[m._source.highlight_ids([producer])[0]]") == "producer"
     # The reader sees it: the producer filled pink, the ops it spread into boxed purple.
     assert wait_for_pixels(session, 0, PRODUCER_FILL, before + 40) > before + 40
-    assert wait_for_pixels(session, 0, CARRIER_BORDER, 20) > 20
+    assert wait_for_pixels(session, 0, CARRIER_FILL, 200) > 200
     status = kernel.value("m.debug_status")
     assert producer in status and kernel.value("frontier.coverage") in status
     expect(root.locator(".tlw-status")).to_contain_text(producer, timeout=30_000)
     # The inspector: the producer's role, source line and inputs against their dtype's limits.
     box = root.locator(".tlw-insp-nonfinite")
     expect(box).to_contain_text("born here", timeout=30_000)
-    expect(box.locator("tr[data-input]").first).to_contain_text("float32")
-    expect(box).to_contain_text("of 3.4e+38")
+    expect(box.locator("[data-input]").first).to_contain_text("float32")
+    expect(box).to_contain_text("of 3.403e+38")
     session.page.page.wait_for_timeout(1_500)  # the centring animation, for the README's picture
     root.screenshot(path=str(artifacts / "nonfinite-producer.png"))
 

@@ -50,11 +50,12 @@ def cast_tree(value: Any, dtype: torch.dtype) -> Any:
 def model_in(model: torch.nn.Module, dtype: torch.dtype) -> torch.nn.Module:
     """The model to run in ``dtype``: itself when already there, else a cast deep copy.
 
-    torchlens copies the model for each run, so the caller's model is never touched either way; a
-    model already in ``dtype`` (mixed modules included) runs exactly as it is.
+    torchlens copies the model for each run, so the caller's model is never touched either way. A
+    model already in ``dtype``, wholly or in part (a mixed-precision model whose other modules the
+    user kept wider, the fix being tried), runs exactly as it is.
     """
-    tensors = [*model.parameters(), *model.buffers()]
-    if all(t.dtype == dtype for t in tensors if t.is_floating_point()):
+    floating = [t for t in (*model.parameters(), *model.buffers()) if t.is_floating_point()]
+    if not floating or any(t.dtype == dtype for t in floating):
         return model
     return copy.deepcopy(model).to(dtype)
 
@@ -66,14 +67,35 @@ def row_eps(native_dtype: str, fallback: torch.dtype) -> float:
     return float(torch.finfo(dtype).eps)
 
 
-def gains(trace: Any, rows: Any, dtype: torch.dtype, reference: torch.dtype) -> dict[str, float | None]:
-    """Each row's (rel_error + eps) / (max rel_error of its compared parents + eps).
+def normwise_errors(trace: Any, rows: Any) -> dict[str, float | None]:
+    """Each row's max absolute error over the reference output's scale (bounded by the native
+    output's largest magnitude plus that error): its relative error as a tensor, from 0 to 1 (1: the
+    output lost everything, as ``(h + c) - c`` does). torchlens' elementwise ``max_rel_err`` is
+    dominated by elements the reference holds near zero (a sign flip there reads as an error of 100,
+    and cubing it as 1e6); an error measured against the output's scale says how much of it is wrong."""
+    errors: dict[str, float | None] = {}
+    for row in rows:
+        absolute = json_float(row.max_abs_err)
+        out = saved_tensor(record(trace, row.label))
+        finite = out.detach()[torch.isfinite(out)] if out is not None and out.is_floating_point() else None
+        largest = float(finite.abs().max()) if finite is not None and finite.numel() else None
+        if absolute is None or largest is None:
+            errors[row.label] = None
+        else:
+            errors[row.label] = 0.0 if absolute == 0 else json_float(absolute / (largest + absolute))
+    return errors
+
+
+def gains(
+    trace: Any, rows: Any, rel: dict[str, float | None], dtype: torch.dtype, reference: torch.dtype
+) -> dict[str, float | None]:
+    """Each row's (rel_error + eps) / (max rel_error of its compared parents + eps), ``rel`` being
+    each row's relative error (normwise_errors).
 
     A graph input or buffer parent counts with the error of its upcast to the reference (0 when
     exact, as every upcast between standard float dtypes is); parents without a row (integer ops,
     skipped ops) and parents whose error is not finite are left out.
     """
-    rel = {row.label: json_float(row.max_rel_err) for row in rows}
     out: dict[str, float | None] = {}
     for row in rows:
         own = rel[row.label]
@@ -103,7 +125,7 @@ def _parent_errors(
 
 
 def upcast_error(tensor: torch.Tensor | None, reference: torch.dtype) -> float | None:
-    """Max relative error of casting ``tensor`` to the reference dtype (what the reference run sees)."""
+    """The relative error (as normwise_errors measures it) of casting ``tensor`` to the reference dtype."""
     if tensor is None or not tensor.is_floating_point() or tensor.numel() == 0:
         return None
     native = tensor.detach().to(torch.float64)
@@ -111,9 +133,8 @@ def upcast_error(tensor: torch.Tensor | None, reference: torch.dtype) -> float |
     both = torch.isfinite(native) & torch.isfinite(cast)
     if not bool(both.any()):
         return None
-    diff = (native - cast).abs()[both]
-    scale = cast.abs()[both].clamp_min(torch.finfo(torch.float64).tiny)
-    return json_float(float((diff / scale).max()))
+    diff = float((native - cast).abs()[both].max())
+    return 0.0 if diff == 0 else json_float(diff / (float(native.abs()[both].max()) + diff))
 
 
 def compute_labels(trace: Any) -> list[str]:

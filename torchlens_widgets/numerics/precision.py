@@ -24,6 +24,7 @@ from ._drift import (
     floating_compute_labels,
     gains,
     model_in,
+    normwise_errors,
     skip_reasons,
 )
 from ._records import json_float, qualify
@@ -38,11 +39,14 @@ class OpDrift:
 
     label: str
     func_name: str
+    # The op's max absolute error over its output's largest magnitude (what the drift overlay shows).
     rel_error: float | None
     abs_error: float | None
-    gain: float | None
-    diverged: bool
+    gain: float | None  # rel_error over its inputs' largest rel_error (each + the dtype's eps)
+    diverged: bool  # torchlens' verdict against its per-dtype tolerance
     record: Any = field(repr=False, compare=False)
+    # torchlens' own max_rel_err (element by element; large where the reference is near zero).
+    elementwise_rel_error: float | None = None
 
 
 @dataclass
@@ -75,12 +79,14 @@ class PrecisionRun:
         return sum(1 for drift in self.drifts.values() if _is_compute(drift.record))
 
     def ranking(self, k: int = 10) -> list[OpDrift]:
-        """The k ops that created the most error: gain descending, then rel_error; None gains last."""
+        """The k compute ops that created the most error: gain descending, then rel_error; None
+        gains last. (An output mirror copies its op's value: it creates nothing, and is left out.)"""
 
         def key(drift: OpDrift) -> tuple[bool, float, float]:
             return (drift.gain is None, -(drift.gain or 0.0), -(drift.rel_error or 0.0))
 
-        return sorted(self.drifts.values(), key=key)[:k]
+        compute = [drift for drift in self.drifts.values() if _is_compute(drift.record)]
+        return sorted(compute, key=key)[:k]
 
     def summary(self) -> str:
         """One line: the first drift, how many compute ops were compared, and what was skipped."""
@@ -137,12 +143,14 @@ def run_precision(
             f"torchlens' precision rows {missing[:5]} are not in the drawn trace of the same run; "
             "the two captures took different paths (a data-dependent branch?)."
         )
-    gain = gains(trace, result.rows, dtype, reference)
+    rel = normwise_errors(trace, result.rows)
+    gain = gains(trace, result.rows, rel, dtype, reference)
     drifts = {
         row.label: OpDrift(
             label=row.label,
             func_name=row.func_name,
-            rel_error=json_float(row.max_rel_err),
+            rel_error=rel[row.label],
+            elementwise_rel_error=json_float(row.max_rel_err),
             abs_error=json_float(row.max_abs_err),
             gain=gain[row.label],
             diverged=bool(row.diverged),
