@@ -7,10 +7,15 @@
 import { DASH, formatNumber } from "./number-format";
 import type { InputRangeRow, NonFiniteFacts } from "./protocol";
 
-const ROLE_TEXT = {
-  producer: "Non-finite values are born here: its inputs are finite",
-  propagated: "It carries non-finite values an earlier op produced",
-} as const;
+/** What the box says of the op: born here from finite inputs, brought in by a parameter or an input
+ * that holds them (a NaN weight: torchlens counts no parameter as an op), or carried. */
+function roleText(facts: NonFiniteFacts): string {
+  if (facts.role === "propagated") return "It carries non-finite values an earlier op produced";
+  const carrier = facts.inputs.find((input) => input.nan_count || input.inf_count);
+  return carrier
+    ? `Non-finite values enter the graph here, through ${carrier.label}`
+    : "Non-finite values are born here: its inputs are finite";
+}
 
 /** How close an input came to its dtype's largest finite value, e.g. "97% of 65,504". */
 export function fractionText(row: InputRangeRow): string {
@@ -61,7 +66,7 @@ export function nonFiniteBox(doc: Document, facts: NonFiniteFacts): HTMLElement 
   box.className = "tlw-insp-nonfinite";
   box.dataset.role = facts.role;
   const head = doc.createElement("strong");
-  head.textContent = ROLE_TEXT[facts.role];
+  head.textContent = roleText(facts);
   box.append(head);
   if (facts.source) {
     const source = doc.createElement("code");

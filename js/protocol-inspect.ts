@@ -97,7 +97,7 @@ export interface InputRangeRow {
 
 /** Where a non-finite op stands (explain_nonfinite): born here, or carrying an earlier op's values. */
 export interface NonFiniteFacts {
-  role: HighlightRole;
+  role: Exclude<HighlightRole, "ranked">;
   /** "file.py:12" of the op's call, "" when torchlens recorded none. */
   source: string;
   inputs: InputRangeRow[];

@@ -25,9 +25,14 @@ export const HIGHLIGHT_COLOUR = "#D81B60";
  * How an answer tells its highlighted nodes apart (explain_nonfinite): the producer of a NaN and the
  * ops that only carry it. Model Explorer gets the kernel's node styles; Netron's frame draws these colours.
  */
-export const HIGHLIGHT_ROLES = ["producer", "propagated"] as const;
+export const HIGHLIGHT_ROLES = ["producer", "propagated", "ranked"] as const;
 export type HighlightRole = (typeof HIGHLIGHT_ROLES)[number];
-export const HIGHLIGHT_ROLE_COLOURS: Record<HighlightRole, string> = { producer: HIGHLIGHT_COLOUR, propagated: "#7B1FA2" };
+/** drift_ranking's ops (those that create the most error) are "ranked": the highlight's colour, thicker. */
+export const HIGHLIGHT_ROLE_COLOURS: Record<HighlightRole, string> = {
+  producer: HIGHLIGHT_COLOUR,
+  propagated: "#7B1FA2",
+  ranked: HIGHLIGHT_COLOUR,
+};
 
 /** The `_highlight_roles` trait (node id -> role), keeping only known roles. */
 export function highlightRoles(value: unknown): Record<string, HighlightRole> {

@@ -117,7 +117,8 @@ def test_the_inspector_shows_the_producers_inputs_against_their_dtype_and_its_so
     facts = content["result"]["nonfinite"]
     assert facts["role"] == "producer"
     assert Path(__file__).name in facts["source"]
-    (row,) = facts["inputs"]  # log's one input: first(x) - 100
+    row, *params = facts["inputs"]  # log's one input (first(x) - 100); log has no parameter
+    assert params == []
     assert row["dtype"] == "torch.float32" and row["dtype_max"] == torch.finfo(torch.float32).max
     assert row["maximum"] < 0 and row["nan_count"] == 0  # finite and negative: log makes the NaN
     json.dumps(content, allow_nan=False)

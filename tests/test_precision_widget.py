@@ -45,7 +45,8 @@ def test_drift_ranking_puts_the_op_that_creates_the_error_first_and_highlights(
     by_raw_error = max(cancel.run.drifts.values(), key=lambda drift: drift.abs_error or 0.0)
     assert by_raw_error.label != top[0].label  # exp carries more raw error; sub creates it
     assert cancel.highlighted == [drift.label for drift in top]
-    assert top[0].label in cancel.debug_status
+    assert set(cancel._highlight_roles.values()) == {"ranked"} and len(cancel._highlight_roles) == 2
+    assert cancel.selected_label == top[0].label and top[0].label in cancel.debug_status
     with pytest.raises(ValueError, match="Remedy"):
         cancel.drift_ranking(k=0)
 

@@ -33,7 +33,8 @@ PICTURE_MAX_CHARS = 40_000
 
 ViewerName = Literal["model-explorer", "netron"]
 # How an answer marks a node apart from a plain highlight (HIGHLIGHT_ROLE_STYLES).
-HighlightRole = Literal["producer", "propagated"]
+HighlightRole = Literal["producer", "propagated", "ranked"]
+NonFiniteRole = Literal["producer", "propagated"]
 Method = Literal["assets", "graph", "inspect", "debug"]
 BufferEncoding = Literal["binary", "base64"]
 # Why a reply's buffers came as base64 text: the view asked (VS Code), the kernel was launched through a
@@ -263,7 +264,7 @@ class InputRangeRow(TypedDict):
 class NonFiniteFacts(TypedDict):
     """Where a non-finite op stands in torchlens' frontier, and the ranges of what it was fed."""
 
-    role: HighlightRole  # "producer": born here; "propagated": it carries what an earlier op produced
+    role: NonFiniteRole  # "producer": born here; "propagated": it carries what an earlier op produced
     source: str  # "file.py:12" of the op's call, "" when torchlens has none
     inputs: list[InputRangeRow]
 
@@ -311,10 +312,16 @@ HIGHLIGHT_STYLE = {"borderColor": HIGHLIGHT_COLOUR, "borderWidth": 3}
 # marks each in a role: the producer filled pink and boxed in the highlight's magenta, the ops that carry
 # it filled lavender and boxed in purple (apart from Model Explorer's orange outputs and Netron's red
 # selection; Model Explorer draws a selection's inputs and outputs over a node's own border).
-HIGHLIGHT_ROLE_COLOURS: dict[str, str] = {"producer": HIGHLIGHT_COLOUR, "propagated": "#7B1FA2"}
+# drift_ranking's ops (those that create the most error) are filled yellow in the highlight's border.
+HIGHLIGHT_ROLE_COLOURS: dict[str, str] = {
+    "producer": HIGHLIGHT_COLOUR,
+    "propagated": "#7B1FA2",
+    "ranked": HIGHLIGHT_COLOUR,
+}
 HIGHLIGHT_ROLE_STYLES: dict[str, dict[str, Any]] = {
     "producer": {"backgroundColor": "#F8BBD0", "borderColor": HIGHLIGHT_COLOUR, "borderWidth": 5},
     "propagated": {"backgroundColor": "#E1BEE7", "borderColor": "#7B1FA2", "borderWidth": 3},
+    "ranked": {"backgroundColor": "#FFF59D", "borderColor": HIGHLIGHT_COLOUR, "borderWidth": 4},
 }
 
 # The inspector's default width beside the graph, and the narrowest it can be dragged to

@@ -4,7 +4,7 @@
 // (explain_nonfinite) adds a role class: the producer's border solid and thick, the carriers' purple.
 // Netron draws a new SVG on every redraw (open, drilling in or out), so the names are kept and
 // marked again on each graph.
-import { HIGHLIGHT_COLOUR, HIGHLIGHT_ROLE_COLOURS, type HighlightRole, highlightRoles } from "../protocol";
+import { HIGHLIGHT_COLOUR, HIGHLIGHT_ROLE_COLOURS, HIGHLIGHT_ROLES, type HighlightRole, highlightRoles } from "../protocol";
 import { drawnBoxes, type ViewGraph } from "./netron-view";
 
 /** The class a highlighted box's <g> gets (the e2e tests read it). */
@@ -18,6 +18,7 @@ export const HIGHLIGHT_CSS = `
 g.node.${HIGHLIGHT_CLASS} > path.node-border { stroke: ${HIGHLIGHT_COLOUR}; stroke-width: 3px; stroke-dasharray: 6 3; }
 g.node.${HIGHLIGHT_CLASS}.${roleClass("producer")} > path.node-border { stroke: ${HIGHLIGHT_ROLE_COLOURS.producer}; stroke-width: 5px; stroke-dasharray: none; }
 g.node.${HIGHLIGHT_CLASS}.${roleClass("propagated")} > path.node-border { stroke: ${HIGHLIGHT_ROLE_COLOURS.propagated}; stroke-width: 3px; stroke-dasharray: none; }
+g.node.${HIGHLIGHT_CLASS}.${roleClass("ranked")} > path.node-border { stroke: ${HIGHLIGHT_ROLE_COLOURS.ranked}; stroke-width: 5px; stroke-dasharray: none; }
 g.node.${HIGHLIGHT_CLASS}.select > path.node-border { stroke: rgba(220, 0, 0, 0.9); stroke-dasharray: none; }
 `;
 
@@ -45,7 +46,7 @@ export class HighlightPainter {
 
   /** Marks the named boxes of `graph`, the graph on screen; returns how many it marked. */
   apply(graph: ViewGraph | null): number {
-    const classes = [HIGHLIGHT_CLASS, roleClass("producer"), roleClass("propagated")];
+    const classes = [HIGHLIGHT_CLASS, ...HIGHLIGHT_ROLES.map(roleClass)];
     for (const box of [...this.doc.getElementsByClassName(HIGHLIGHT_CLASS)]) box.classList.remove(...classes);
     if (!graph || this.names.size === 0) return 0;
     let marked = 0;

@@ -41,4 +41,10 @@ describe("nonFiniteBox", () => {
     expect(fractionText(far)).toBe("< 0.01% of 65,504");
     expect(fractionText({ ...fp16, dtype_max: null })).toBe(DASH);
   });
+
+  it("names the parameter a producer's NaN came in through", () => {
+    const weight = { ...fp16, label: "h.1.mlp.c_fc.weight", nan_count: 1, finding: "" };
+    const box = nonFiniteBox(document, { role: "producer", source: "", inputs: [fp16, weight] });
+    expect(box.querySelector("strong")?.textContent).toBe("Non-finite values enter the graph here, through h.1.mlp.c_fc.weight");
+  });
 });

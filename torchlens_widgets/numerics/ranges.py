@@ -16,6 +16,9 @@ from ._records import json_float, qualify, record
 
 #: What ``finding`` says for an input torchlens kept no values of (the audit could not look at it).
 NOT_SAVED = "values not saved: torchlens kept no payload for this input, so its range is unknown"
+MODEL_FREED = (
+    "value unavailable: torchlens keeps no copy of a parameter, and the model was freed since the trace"
+)
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,23 @@ def input_ranges(trace: Any, label: str) -> list[InputRange]:
         seen.add(parent)
         tensor = value if isinstance(value, torch.Tensor) else None
         ranges.append(_measure(trace, parent, tensor, findings.get(parent, "")))
+    return ranges + _parameter_ranges(trace, op)
+
+
+def _parameter_ranges(trace: Any, op: Any) -> list[InputRange]:
+    """The op's parameters, by address: torchlens counts no parameter as a parent op, so a NaN weight
+    makes the op that reads it the frontier's producer, and this row says where it came from. The
+    value is the live parameter (torchlens keeps no copy of it)."""
+    params = getattr(op, "params", None)
+    ranges = []
+    for param in params.values() if params is not None else ():
+        try:
+            value = param.value
+        except Exception:  # torchlens' PostTraceParamUnavailable: the model was freed since the trace
+            ranges.append(_measure(trace, str(param.address), None, "", param.dtype, MODEL_FREED))
+            continue
+        tensor = value if isinstance(value, torch.Tensor) else None
+        ranges.append(_measure(trace, str(param.address), tensor, ""))
     return ranges
 
 
@@ -72,9 +92,16 @@ def _findings_by_op(trace: Any) -> dict[str, str]:
     return {label: "; ".join(messages) for label, messages in joined.items()}
 
 
-def _measure(trace: Any, label: str, tensor: torch.Tensor | None, finding: str) -> InputRange:
+def _measure(
+    trace: Any,
+    label: str,
+    tensor: torch.Tensor | None,
+    finding: str,
+    dtype: Any = None,
+    missing: str = NOT_SAVED,
+) -> InputRange:
     """Min, max, |max| of the finite values, and the non-finite counts, of one consumed input."""
-    dtype = tensor.dtype if tensor is not None else _recorded_dtype(trace, label)
+    dtype = tensor.dtype if tensor is not None else dtype or _recorded_dtype(trace, label)
     limit = _dtype_max(dtype)
     if tensor is None:
         return InputRange(
@@ -87,7 +114,7 @@ def _measure(trace: Any, label: str, tensor: torch.Tensor | None, finding: str) 
             None,
             0,
             0,
-            "; ".join(filter(None, [finding, NOT_SAVED])),
+            "; ".join(filter(None, [finding, missing])),
         )
     values = tensor.detach()
     nan_count = inf_count = 0

@@ -15,7 +15,7 @@ from ..viewers import ViewerSource
 from .overlaying import OverlayingWidget
 
 # The roles' order of precedence where two labels share one drawn node (a Netron module box).
-ROLE_ORDER = ("propagated", "producer")
+ROLE_ORDER = ("propagated", "ranked", "producer")
 
 
 @dataclass(frozen=True)

@@ -58,14 +58,18 @@ class PrecisionExplorer(Explorer):
             )
         ranked = self._run.ranking(k)
         drawn = [drift.label for drift in ranked if self._source.index.id_of_label(drift.label) is not None]
-        self.highlighted = drawn
-        if ranked:
-            top = ranked[0]
-            gain = f"{top.gain:.3g}" if top.gain is not None else "unknown"
-            status = f"Top {len(ranked)} error-creating ops highlighted; first {top.label} (gain {gain})."
-        else:
-            status = "No op could be ranked: none was compared. " + self._run.summary()
-        self.set_trait("debug_status", status)
+        if not ranked:
+            self.set_trait("debug_status", "No op could be ranked: none was compared. " + self._run.summary())
+            return ranked
+        top = ranked[0]
+        gain = f"{top.gain:.3g}" if top.gain is not None else "unknown"
+        status = (
+            f"The {len(ranked)} ops that create the most error, filled yellow; first {top.label} "
+            f"(gain {gain})."
+        )
+        with self.hold_trait_notifications():
+            self._mark(dict.fromkeys(drawn, "ranked"))
+            self._show_answer(status, top.label)  # selected and centred: its group opens
         return ranked
 
     def _record(self, label: str) -> Any:
