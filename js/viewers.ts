@@ -7,6 +7,7 @@ import { ModelExplorerFrame, type ModelExplorerGraph } from "./model-explorer/br
 import { adoptParkedApp, drawStarted } from "./model-explorer/parked-app";
 import { NetronFrame } from "./netron/bridge";
 import { checkExport, saveFile } from "./netron/export";
+import { copies, sameBytes } from "./netron/same-bytes";
 import type { GraphReply, HighlightRole, NetronGraphReply, Viewer } from "./protocol";
 
 export const VIEWER_TITLES: Record<Viewer, string> = { "model-explorer": "Model Explorer", netron: "Netron" };
@@ -123,6 +124,10 @@ export function createViewer(
       const reply = expect(graph.reply, "netron");
       return { overlay: reply.overlay, ...(await netronFiles(reply, graph.buffers)) };
     });
+    // The gzipped model and companion on screen: an overlay switch sends the same bytes, and is
+    // repainted in place instead of opened and laid out again.
+    let shown: Uint8Array[] = [];
+    void pendingGraph.then((graph) => (shown = copies(graph.buffers))).catch(() => undefined);
     const frame = new NetronFrame(container, { bundle, files, onSelect, onNotice, onEscape });
     void frame.rendered.finally(() => drawEnds()).catch(() => undefined);
     let redrawEnds = () => {};
@@ -140,6 +145,8 @@ export function createViewer(
         redrawEnds();
         redrawEnds = drawStarted(); // a redraw in place is a draw like any other
         const ends = redrawEnds;
+        if (sameBytes(shown, next.buffers)) return frame.repaint(nextReply.overlay).finally(() => ends());
+        shown = copies(next.buffers);
         return netronFiles(nextReply, next.buffers)
           .then(({ model, attachment }) => {
             frame.setOverlay(nextReply.overlay); // kept by the frame for the graph it opens next

@@ -100,6 +100,7 @@ export class NetronFrame extends FrameBridge {
   private exportRequest = 0;
   private ready = false;
   private queuedOpens: frame.NetronOpenMessage[] = [];
+  private queuedRepaints: frame.NetronRepaintMessage[] = [];
   private overlay: NetronOverlay | null = null;
   private highlighted: string[] = [];
   private roles: Record<string, HighlightRole> = {};
@@ -143,6 +144,21 @@ export class NetronFrame extends FrameBridge {
     this.highlighted = [...names];
     this.roles = { ...roles };
     if (this.ready) this.postHighlight(); // else sent on "ready"
+  }
+
+  /**
+   * Recolours the graph on screen with `overlay` (an overlay switch: the graph is the same), with no
+   * open and no layout, so zoom, drill-down and selection stay; resolves with ms until painted.
+   */
+  repaint(overlay: NetronOverlay | null): Promise<number> {
+    this.overlay = overlay;
+    if (this.startFailure) return Promise.reject(this.startFailure);
+    const id = ++this.nextId;
+    const done = new Promise<number>((resolve, reject) => this.opens.set(id, { started: performance.now(), resolve, reject }));
+    const message: frame.NetronRepaintMessage = { cmd: frame.NETRON_REPAINT, id, overlay };
+    if (this.ready) this.post({ ...message });
+    else this.queuedRepaints.push(message);
+    return done;
   }
 
   /** Replaces the graph on screen (e.g. another granularity); resolves with ms until it is drawn. */
@@ -209,6 +225,7 @@ export class NetronFrame extends FrameBridge {
       case frame.NETRON_READY:
         this.ready = true;
         for (const queued of this.queuedOpens.splice(0)) this.send(queued);
+        for (const queued of this.queuedRepaints.splice(0)) this.post({ ...queued });
         if (this.overlay) this.postOverlay();
         if (this.highlighted.length) this.postHighlight();
         break;

@@ -26,6 +26,7 @@ import {
   NETRON_PICTURE,
   NETRON_PICTURE_REQUEST,
   NETRON_RENDERED,
+  NETRON_REPAINT,
   NETRON_SELECT,
   NETRON_SELECTED,
   type NetronExportRequestMessage,
@@ -33,6 +34,7 @@ import {
   type NetronOpenMessage,
   type NetronOverlayMessage,
   type NetronPictureRequestMessage,
+  type NetronRepaintMessage,
   type NetronSelectMessage,
 } from "./protocol";
 import { nextPaint } from "../frame-manners";
@@ -95,6 +97,7 @@ export class WidgetFrame {
     if (message.cmd === NETRON_OPEN) void this.open(message as NetronOpenMessage);
     else if (message.cmd === NETRON_SELECT) void this.select(message as NetronSelectMessage);
     else if (message.cmd === NETRON_OVERLAY) this.overlay(message as NetronOverlayMessage);
+    else if (message.cmd === NETRON_REPAINT) void this.repaint(message as NetronRepaintMessage);
     else if (message.cmd === NETRON_EXPORT_REQUEST) void this.exportImage(message as NetronExportRequestMessage);
     else if (message.cmd === NETRON_HIGHLIGHT) this.highlight(message as NetronHighlightMessage);
     else if (message.cmd === NETRON_PICTURE_REQUEST) void this.picture(message as NetronPictureRequestMessage);
@@ -136,6 +139,17 @@ export class WidgetFrame {
   /** Not serialised: the overlay is state; whatever graph is drawn next is coloured with it. */
   overlay(message: NetronOverlayMessage): void {
     this.painter.set(message.overlay, this.view.target);
+  }
+
+  /** Recolours the graph on screen (after any open in flight), keeping its layout, zoom and selection. */
+  repaint(message: NetronRepaintMessage): Promise<void> {
+    return this.serial(async () => {
+      const started = performance.now();
+      this.painter.set(message.overlay, this.view.target);
+      await nextPaint(); // drawn means painted, as for an open
+      const nodes = this.view.activeTarget?.nodes.length ?? 0;
+      post({ cmd: NETRON_RENDERED, id: message.id, ms: performance.now() - started, nodes, attached: true, inPlace: true });
+    });
   }
 
   /** Netron's own image export of the graph on screen, answering the parent's request `id`. */

@@ -31,6 +31,11 @@ export const NETRON_ESCAPE = "tlw-netron-escape";
 export const NETRON_OVERLAY = "tlw-netron-overlay";
 /** Parent -> frame: mark these node boxes (Netron node names) as highlighted; an empty list clears. */
 export const NETRON_HIGHLIGHT = "tlw-netron-highlight";
+/**
+ * Parent -> frame: recolour the graph on screen with this overlay (the graph itself did not change: an
+ * overlay switch), with no open and no layout; answered by NETRON_RENDERED with the same `id`.
+ */
+export const NETRON_REPAINT = "tlw-netron-repaint";
 
 import type { HighlightRole, NetronOverlay } from "../protocol";
 
@@ -64,6 +69,8 @@ export interface NetronRenderedMessage {
   /** Node boxes drawn in the root graph. */
   nodes: number;
   attached: boolean;
+  /** A repaint of the graph on screen (NETRON_REPAINT), not a new open. */
+  inPlace?: boolean;
 }
 
 export interface NetronSelectMessage {
@@ -117,6 +124,12 @@ export interface NetronPictureMessage {
 
 export interface NetronOverlayMessage {
   cmd: typeof NETRON_OVERLAY;
+  overlay: NetronOverlay | null;
+}
+
+export interface NetronRepaintMessage {
+  cmd: typeof NETRON_REPAINT;
+  id: number;
   overlay: NetronOverlay | null;
 }
 

@@ -103,7 +103,9 @@ def test_why_nonfinite_button_draws_the_producer_apart_from_its_cone_in_model_ex
     root.screenshot(path=str(artifacts / "nonfinite-producer.png"))
 
 
-def test_explain_nonfinite_from_python_marks_netron_boxes_in_their_roles(session: Session) -> None:
+def test_explain_nonfinite_from_python_marks_netron_boxes_in_their_roles(
+    session: Session, artifacts: Path
+) -> None:
     kernel = session.kernel
     kernel.wait_ready("n")
     root, frame = session.root(1), session.frame(1)
@@ -119,6 +121,8 @@ def test_explain_nonfinite_from_python_marks_netron_boxes_in_their_roles(session
     carriers = frame.locator("g.node.tlw-propagated").count()
     assert carriers >= 1
     assert wait_for_pixels(session, 1, CARRIER_BORDER, 20) > 20
+    session.page.page.wait_for_timeout(1_000)  # Netron's reveal animation, for the picture
+    root.screenshot(path=str(artifacts / "nonfinite-producer-netron.png"))
     # A plain highlight afterwards drops the roles in the frame.
     kernel.run("n.highlight(producer)")
     expect(frame.locator("g.node.tlw-producer")).to_have_count(0, timeout=30_000)

@@ -123,11 +123,24 @@ def test_overlay_recolours_netron_and_a_module_box_is_inspected_as_a_module(
     # Our host colours the boxes that have a value (Netron itself has no node data).
     expect(session.frame.locator("g.node[data-tlw-overlay='value']").first).to_be_attached(timeout=30_000)
     session.root.screenshot(path=str(artifacts / "overlay-time-netron.png"))
+    # The switch recolours the graph Netron drew, in place: the same frame element and the same SVG
+    # boxes (no open, no layout: zoom and drill-down stay), in the new overlay's colours.
+    iframe = session.page.page.locator("iframe.tlw-frame").first
+    iframe.evaluate("frame => { frame.__tlwMark = 'before the switch'; }")
+    boxes = session.frame.locator("g.node[data-tlw-overlay='value']")
+    fills = boxes.evaluate_all(
+        "gs => gs.map(g => { g.__tlwMark = 1; return g.querySelector('path').style.fill; })"
+    )
     drawn = kernel.draws("w")
     choose_overlay(session, "bytes")
     kernel.wait_for("w.overlay", "bytes", timeout=30)
     kernel.wait_drawn("w", since=drawn, timeout=120)
     expect(legend).to_contain_text("activation B", timeout=30_000)
+    assert iframe.evaluate("frame => frame.__tlwMark") == "before the switch"
+    kept = boxes.evaluate_all("gs => gs.filter(g => g.__tlwMark === 1).length")
+    assert kept == len(fills) > 0, f"{kept} of {len(fills)} boxes survived the switch: Netron laid out again"
+    after = boxes.evaluate_all("gs => gs.map(g => g.querySelector('path').style.fill)")
+    assert after != fills  # recoloured
     kernel.run("w.select('transformer')")  # a module-call box: the inspector shows the module
     assert kernel.value("w.selected is log.modules['transformer']") is True
     inspector = session.root.locator(".tlw-inspector")
