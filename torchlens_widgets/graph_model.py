@@ -12,6 +12,7 @@ from typing import Any
 
 import torchlens as tl
 
+from . import _export_cache
 from ._errors import PayloadValidationError
 from ._gzip_json import gzip_json
 from ._privacy import without_source_locations
@@ -87,7 +88,11 @@ class TraceGraph:
 
     @functools.cached_property
     def payload(self) -> ModelExplorerPayload:
-        return model_explorer_payload(self._log, privacy_profile=self._privacy_profile)
+        def export() -> ModelExplorerPayload:
+            return model_explorer_payload(self._log, privacy_profile=self._privacy_profile)
+
+        what = ("model-explorer", self._privacy_profile)
+        return _export_cache.cached(self._log, what, export, lambda payload: len(payload.wire))
 
     @property
     def exported(self) -> bool:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from torchlens.errors import TorchLensError
 
+from .. import _export_cache
 from .._assets import AssetBundle
 from .._errors import NetronOptionError, NodeNotFoundError, ViewerAssetsError, ViewerNotAvailableError
 from .._gzip_json import gzip_text
@@ -270,7 +271,11 @@ class NetronSource:
     # name): explore() returns at once, so Netron's frame boots while torchlens exports.
     @functools.cached_property
     def artifact(self) -> NetronArtifact:
-        return netron_artifact(self._log, self.granularity, *self._options)
+        def export() -> NetronArtifact:
+            return netron_artifact(self._log, self.granularity, *self._options)
+
+        what = ("netron", self.granularity, *self._options)
+        return _export_cache.cached(self._log, what, export, lambda artifact: sum(map(len, artifact.wire)))
 
     @property
     def index(self) -> NetronNodeIndex:
