@@ -16,6 +16,7 @@ from tests.helpers.pairs import (
     trace,
     tuned_tiny_mlp_pair,
 )
+from torchlens_widgets import _export_cache
 
 # The longest test files, longest first (seconds each in the test command on 2 workers, from its
 # --durations, 2026-12-03: 116, 102, 99, 69, 67, 61, 59, 56, 48, 47, 47): the two workers take files in
@@ -27,6 +28,7 @@ LONGEST_FIRST = (
     "test_e2e_debug.py",
     "test_e2e_gateway.py",
     "test_e2e_big_graphs.py",
+    "test_e2e_numerics.py",
     "test_e2e_vscode.py",
     "test_e2e_reader_path.py",
     "test_e2e_overlays_inspect.py",
@@ -42,6 +44,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
 
     items.sort(key=rank)  # stable: the rest keep their order
+
+
+@pytest.fixture(autouse=True)
+def _no_kept_exports() -> None:
+    """Each test starts as a new kernel does: no export of an earlier test's trace is kept."""
+    _export_cache.clear()
 
 
 @pytest.fixture(scope="session")

@@ -241,7 +241,7 @@ def test_fp16_overflow_inputs_sit_at_the_dtype_limit(traces: dict[str, Any]) -> 
     assert "dtype_near_max" in big.finding or "dtype_max=65504" in big.finding
 
 
-def test_a_nan_weight_shows_in_its_producers_ranges(traces: dict[str, Any]) -> None:
+def test_a_nan_weight_shows_in_its_producers_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
     # torchlens counts no parameter as an op: the linear that reads the weight is the producer, and
     # its ranges name the weight that brought the NaN in.
     model = _nan_weight()
@@ -250,12 +250,17 @@ def test_a_nan_weight_shows_in_its_producers_ranges(traces: dict[str, Any]) -> N
     by_label = {entry.label: entry for entry in input_ranges(trace, producer)}
     assert by_label["lin.weight"].nan_count == 1 and by_label["lin.bias"].nan_count == 0
     assert by_label["lin.weight"].dtype == "torch.float32"
-    # torchlens keeps no copy of a parameter: once the model is freed (the corpus' traces keep none
-    # of their models), the row says so instead of a range.
-    freed = traces["a NaN weight"]
-    producer = explain_nonfinite(freed).producer_labels[0]
-    gone = {entry.label: entry for entry in input_ranges(freed, producer)}["lin.weight"]
+    # torchlens keeps no copy of a parameter: once the model is freed, the row says so instead of a
+    # range (torchlens then raises on reading the value, as here).
+    param_class = type(next(iter(trace[producer].params.values())))
+
+    def freed(_param: Any) -> Any:
+        raise RuntimeError("the source model has been garbage-collected")
+
+    monkeypatch.setattr(param_class, "value", property(freed))
+    gone = {entry.label: entry for entry in input_ranges(trace, producer)}["lin.weight"]
     assert gone.nan_count == 0 and gone.maximum is None and "model was freed" in gone.finding
+    assert gone.dtype == "torch.float32"
 
 
 def test_ranges_follow_argument_order_dedupe_and_include_graph_inputs() -> None:
