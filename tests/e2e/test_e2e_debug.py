@@ -16,8 +16,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.helpers.harness import JupyterServer, open_info_panel, press
-from tests.helpers.notebook import NotebookSession, notebook_session
-from tests.helpers.pixels import colour_pixels
+from tests.helpers.notebook import WidgetFramesSession, notebook_session
+from tests.helpers.pixels import colour_pixels, wait_for_colour
 
 CELLS = [
     """import copy, torch, torchlens as tl, torchlens_widgets as tlw
@@ -57,14 +57,7 @@ def activation_std(record):
 HIGHLIGHT = (0xD8, 0x1B, 0x60)
 
 
-class Session(NotebookSession):
-    def frame_element(self, index: int) -> Any:
-        # Within the widget's own root: a paused off-screen explorer has no frame, so page-wide
-        # positions would shift.
-        return self.root(index).locator("iframe.tlw-frame")
-
-    def frame(self, index: int) -> Any:
-        return self.frame_element(index).content_frame
+Session = WidgetFramesSession
 
 
 @pytest.fixture(scope="module")
@@ -94,14 +87,7 @@ def highlight_pixels(locator: Any) -> int:
 
 def wait_for_highlight(session: Session, index: int, more_than: int) -> int:
     """Polls the frame's pixels until more than ``more_than`` have the highlight colour (after a draw)."""
-    frame_element = session.frame_element(index)
-    count = highlight_pixels(frame_element)
-    for _ in range(60):
-        if count > more_than:
-            break
-        session.page.page.wait_for_timeout(500)
-        count = highlight_pixels(frame_element)
-    return count
+    return wait_for_colour(session.page.page, session.frame_element(index), HIGHLIGHT, more_than)
 
 
 def wait_drawn(session: Session, widget: str, index: int, since: int, viewer: str | None = None) -> None:

@@ -14,8 +14,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.helpers.harness import JupyterServer, press
-from tests.helpers.notebook import NotebookSession, notebook_session
-from tests.helpers.pixels import colour_pixels
+from tests.helpers.notebook import WidgetFramesSession, notebook_session
+from tests.helpers.pixels import colour_pixels, wait_for_colour
 
 CELLS = [
     """import copy, torch, torchlens as tl, torchlens_widgets as tlw
@@ -42,12 +42,7 @@ CARRIER_BORDER = (0x7B, 0x1F, 0xA2)  # their border in Netron
 RANKED_FILL = (0xFF, 0xF5, 0x9D)  # drift_ranking's ops
 
 
-class Session(NotebookSession):
-    def frame_element(self, index: int) -> Any:
-        return self.root(index).locator("iframe.tlw-frame")
-
-    def frame(self, index: int) -> Any:
-        return self.frame_element(index).content_frame
+Session = WidgetFramesSession
 
 
 @pytest.fixture(scope="module")
@@ -57,15 +52,8 @@ def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
 
 
 def wait_for_pixels(session: Session, index: int, colour: tuple[int, int, int], more_than: int) -> int:
-    """Polls the frame's pixels until more than ``more_than`` are ``colour`` (a draw takes a moment)."""
-    element = session.frame_element(index)
-    count = colour_pixels(element, colour, margin=24)
-    for _ in range(60):
-        if count > more_than:
-            break
-        session.page.page.wait_for_timeout(500)
-        count = colour_pixels(element, colour, margin=24)
-    return count
+    """How many of the frame's pixels are ``colour`` once more than ``more_than`` are (or time is up)."""
+    return wait_for_colour(session.page.page, session.frame_element(index), colour, more_than, margin=24)
 
 
 def test_why_nonfinite_button_draws_the_producer_apart_from_its_cone_in_model_explorer(

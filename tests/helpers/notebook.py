@@ -153,6 +153,17 @@ class NotebookSession:
         )
 
 
+class WidgetFramesSession(NotebookSession):
+    """A session whose frames are found within each widget's own root: a paused off-screen explorer
+    has no frame, so page-wide positions would shift."""
+
+    def frame_element(self, index: int) -> Any:
+        return self.root(index).locator("iframe.tlw-frame")
+
+    def frame(self, index: int) -> Any:
+        return self.frame_element(index).content_frame
+
+
 # True once n widgets on the page have finished loading, drawn or failed. Meanwhile it scrolls to the
 # first widget still loading, as a reader of the notebook would: Chromium renders Model Explorer's
 # out-of-process frame only in the viewport, so an explorer below the fold draws once scrolled to.

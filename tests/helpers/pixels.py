@@ -66,3 +66,17 @@ def colour_pixels(locator: Any, colour: tuple[int, int, int], margin: int = 40) 
     image = Image.open(io.BytesIO(locator.screenshot())).convert("RGB")
     close = lambda pixel: all(abs(a - b) <= margin for a, b in zip(pixel, colour, strict=True))  # noqa: E731
     return sum(count for count, pixel in image.getcolors(maxcolors=1 << 24) if close(pixel))
+
+
+def wait_for_colour(
+    page: Any, element: Any, colour: tuple[int, int, int], more_than: int, margin: int = 40
+) -> int:
+    """Polls ``element``'s pixels (a draw takes a moment) until more than ``more_than`` are ``colour``;
+    returns the last count (the caller asserts on it)."""
+    count = colour_pixels(element, colour, margin)
+    for _ in range(60):
+        if count > more_than:
+            break
+        page.wait_for_timeout(500)
+        count = colour_pixels(element, colour, margin)
+    return count
