@@ -15,7 +15,8 @@ from typing import Any
 import torch
 
 from .._errors import PrecisionDtypeError
-from ._records import json_float, record, saved_tensor, unique
+from ..inspector.facts import json_number
+from ._records import record, saved_tensor, unique
 
 
 def check_dtypes(dtype: Any, reference: Any) -> None:
@@ -75,14 +76,14 @@ def normwise_errors(trace: Any, rows: Any) -> dict[str, float | None]:
     and cubing it as 1e6); an error measured against the output's scale says how much of it is wrong."""
     errors: dict[str, float | None] = {}
     for row in rows:
-        absolute = json_float(row.max_abs_err)
+        absolute = json_number(row.max_abs_err)
         out = saved_tensor(record(trace, row.label))
         finite = out.detach()[torch.isfinite(out)] if out is not None and out.is_floating_point() else None
         largest = float(finite.abs().max()) if finite is not None and finite.numel() else None
         if absolute is None or largest is None:
             errors[row.label] = None
         else:
-            errors[row.label] = 0.0 if absolute == 0 else json_float(absolute / (largest + absolute))
+            errors[row.label] = 0.0 if absolute == 0 else json_number(absolute / (largest + absolute))
     return errors
 
 
@@ -134,7 +135,7 @@ def upcast_error(tensor: torch.Tensor | None, reference: torch.dtype) -> float |
     if not bool(both.any()):
         return None
     diff = float((native - cast).abs()[both].max())
-    return 0.0 if diff == 0 else json_float(diff / (float(native.abs()[both].max()) + diff))
+    return 0.0 if diff == 0 else json_number(diff / (float(native.abs()[both].max()) + diff))
 
 
 def compute_labels(trace: Any) -> list[str]:

@@ -6,7 +6,6 @@ analysis itself is torchlens' (the frontier, the precision table, the dtype audi
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import torch
@@ -52,11 +51,3 @@ def saved_tensor(op: Any) -> torch.Tensor | None:
     except (ValueError, AttributeError, RuntimeError):
         return None
     return out if isinstance(out, torch.Tensor) else None
-
-
-def json_float(value: float | None) -> float | None:
-    """value when finite, else None: NaN and inf are not JSON."""
-    if value is None:
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None

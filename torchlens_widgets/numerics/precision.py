@@ -17,6 +17,7 @@ from torchlens.debug import bisect_precision, isolated_capture
 from torchlens.options import CaptureOptions
 
 from .._errors import PrecisionRunError
+from ..inspector.facts import json_number
 from ._drift import (
     cast_tree,
     check_dtypes,
@@ -27,7 +28,7 @@ from ._drift import (
     normwise_errors,
     skip_reasons,
 )
-from ._records import json_float, qualify
+from ._records import qualify
 
 #: bisect_precision's own seed and capture options (torchlens/debug/_precision.py), so labels match.
 BISECT_SEED = 0
@@ -150,8 +151,8 @@ def run_precision(
             label=row.label,
             func_name=row.func_name,
             rel_error=rel[row.label],
-            elementwise_rel_error=json_float(row.max_rel_err),
-            abs_error=json_float(row.max_abs_err),
+            elementwise_rel_error=json_number(row.max_rel_err),
+            abs_error=json_number(row.max_abs_err),
             gain=gain[row.label],
             diverged=bool(row.diverged),
             record=trace[row.label],

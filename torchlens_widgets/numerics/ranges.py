@@ -12,7 +12,9 @@ from typing import Any
 import torch
 from torchlens.debug import dtype_range_audit
 
-from ._records import json_float, qualify, record
+from .._protocol import InputRangeRow
+from ..inspector.facts import json_number
+from ._records import qualify, record
 
 #: What ``finding`` says for an input torchlens kept no values of (the audit could not look at it).
 NOT_SAVED = "values not saved: torchlens kept no payload for this input, so its range is unknown"
@@ -36,9 +38,9 @@ class InputRange:
     inf_count: int
     finding: str
 
-    def as_json(self) -> dict[str, Any]:
-        """A plain dict that ``json.dumps(..., allow_nan=False)`` accepts."""
-        return asdict(self)
+    def as_json(self) -> InputRangeRow:
+        """The inspector reply's row (a plain dict ``json.dumps(..., allow_nan=False)`` accepts)."""
+        return InputRangeRow(**asdict(self))  # type: ignore[typeddict-item]
 
 
 def input_ranges(trace: Any, label: str) -> list[InputRange]:
@@ -127,9 +129,9 @@ def _measure(
         finite = values.reshape(-1)
     if finite.numel() and not finite.is_complex() and finite.dtype != torch.bool:
         wide = finite.to(torch.float64)
-        minimum, maximum = json_float(float(wide.min())), json_float(float(wide.max()))
-        abs_max = json_float(float(wide.abs().max()))
-    fraction = json_float(abs_max / limit) if abs_max is not None and limit else None
+        minimum, maximum = json_number(float(wide.min())), json_number(float(wide.max()))
+        abs_max = json_number(float(wide.abs().max()))
+    fraction = json_number(abs_max / limit) if abs_max is not None and limit else None
     return InputRange(
         label, str(dtype), minimum, maximum, abs_max, limit, fraction, nan_count, inf_count, finding
     )

@@ -167,8 +167,9 @@ class ModelExplorerSource:
         """The collection, with ``highlight`` (node ids) marked by HIGHLIGHT_STYLE (or their role's
         style, ``roles``), and its node data."""
         header = ModelExplorerGraph(label=self.payload.label, encoding="gzip")
-        marked = highlighted(self._collection(), highlight, roles) if highlight else None
-        buffers = [gzip_json(marked) if marked is not None else self._wire()]
+        buffers = [
+            gzip_json(highlighted(self._collection(), highlight, roles)) if highlight else self._wire()
+        ]
         if overlay is not None:  # loaded as Model Explorer node data: its heatmap, legend and values
             header["nodeData"] = {"name": overlay.provider}
             buffers.append(overlay.wire())

@@ -4,6 +4,8 @@ buttons ask the same methods a user calls from Python (``_answer_debug``), so bo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import traitlets
@@ -14,6 +16,8 @@ from .base import ViewerWidget
 
 # What every widget with a graph answers; the others are offered per widget (_debug_questions).
 LINEAGE = "lineage"
+# The highlight roles' order of precedence where two labels share one drawn node (a Netron module box).
+ROLE_ORDER = ("propagated", "ranked", "producer")
 
 
 class DebuggingWidget(ViewerWidget):
@@ -33,6 +37,8 @@ class DebuggingWidget(ViewerWidget):
     # The questions this widget answers besides lineage (each a method of that name, called with no
     # arguments), and the remedy for one it does not.
     _answers: tuple[str, ...] = ("first_divergence",)
+    # Label -> role of the highlight an answer marked in roles (_mark); {} for a plain highlight.
+    _label_roles: Mapping[str, str] = MappingProxyType({})
     _unanswered_remedy = "ask one of those."
 
     def first_divergence(self, rtol: float = 1e-5, atol: float = 1e-8) -> tuple[Any, Any] | None:
@@ -83,17 +89,23 @@ class DebuggingWidget(ViewerWidget):
         self._label_roles = dict(roles)
         with self.hold_trait_notifications():
             self.highlighted = list(roles)
-            self._refresh_roles()
+            self._publish_highlight()
 
-    def _refresh_roles(self) -> None:
-        """``_highlight_roles`` for the view now drawn: a plain highlight has none."""
-        if set(self.highlighted) != set(getattr(self, "_label_roles", {})):
+    def _publish_highlight(self) -> None:
+        """The highlighted labels as the current view's node ids, and the roles of those an answer
+        marked in one (a plain highlight has none)."""
+        if set(self.highlighted) != set(self._label_roles):
             self._label_roles = {}
-        self._highlight_roles = self._role_ids(getattr(self, "_label_roles", {}))
+        self._highlight_nodes = self._node_ids(self.highlighted)
+        ids: dict[str, str] = {}
+        for role in ROLE_ORDER:  # a producer's box stays a producer's where a carrier shares it
+            marked = [label for label, role_of_label in self._label_roles.items() if role_of_label == role]
+            ids |= dict.fromkeys(self._node_ids(marked), role)
+        self._highlight_roles = ids
 
-    def _role_ids(self, roles: dict[str, str]) -> dict[str, str]:
-        """Node id -> role of ``roles``' labels in the current view (a Diff marks no roles)."""
-        return {}
+    def _node_ids(self, labels: list[str]) -> list[str]:
+        """The current view's node ids that mark ``labels``."""
+        raise NotImplementedError
 
     def _show_lineage(
         self, direction: str, labels: list[str], drawn: list[str], where: str = ""

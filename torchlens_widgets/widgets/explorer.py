@@ -191,6 +191,9 @@ class Explorer(NonFiniteWidget):
         labels = _debug.lineage(self._log, self._source.index, name, direction)
         return self._show_lineage(direction, labels, _debug.drawn_labels(self._source.index, labels))
 
+    def _node_ids(self, labels: list[str]) -> list[str]:
+        return self._source.highlight_ids(labels)
+
     def _answer_selected_label(self) -> str:
         return self.selected_label
 
@@ -284,8 +287,7 @@ class Explorer(NonFiniteWidget):
     @traitlets.observe("highlighted")
     def _on_highlighted(self, change: dict[str, Any]) -> None:
         with self.hold_trait_notifications():
-            self._highlight_nodes = self._source.highlight_ids(self.highlighted)
-            self._refresh_roles()
+            self._publish_highlight()
             if self.viewer == "model-explorer" and self._ready:  # drawn in its graph reply
                 self._graph_rev += 1
 
@@ -302,8 +304,7 @@ class Explorer(NonFiniteWidget):
             node = ""
         with self.hold_trait_notifications():
             self.selected_node = node
-            self._highlight_nodes = self._source.highlight_ids(self.highlighted)
-            self._refresh_roles()
+            self._publish_highlight()
             self._publish_source()
 
     def _source_for(self, viewer: str, granularity: str) -> ViewerSource:

@@ -8,14 +8,12 @@ from typing import Any
 
 from .. import _debug
 from .._privacy import refuse_under_public
-from .._protocol import NonFiniteFacts
+from .._protocol import NonFiniteFacts, NonFiniteRole
+from .._trace import record_for_label
 from ..inspector.facts import call_site
 from ..numerics import NonFiniteExplanation, explain_nonfinite, input_ranges
 from ..viewers import ViewerSource
 from .overlaying import OverlayingWidget
-
-# The roles' order of precedence where two labels share one drawn node (a Netron module box).
-ROLE_ORDER = ("propagated", "ranked", "producer")
 
 
 @dataclass(frozen=True)
@@ -76,7 +74,7 @@ class NonFiniteWidget(OverlayingWidget):
             self._mark(roles)
             self._show_answer(status, producers[0] if producers else None)
         return NonFiniteResult(
-            producers=[_debug._record(self._log, label) for label in producers],
+            producers=[record_for_label(self._log, label) for label in producers],
             propagated=explanation.propagated,
             coverage=explanation.coverage,
             status=self.debug_status,
@@ -90,16 +88,16 @@ class NonFiniteWidget(OverlayingWidget):
         explanation = self._explanation
         if explanation is None or self._privacy_profile == "public":
             return None
+        role: NonFiniteRole
         if label in explanation.producer_labels:
             role = "producer"
         elif label in explanation.propagated_labels:
             role = "propagated"
         else:
             return None
-        record = _debug._record(self._log, label)
-        source = _source_line(record)
+        source = _source_line(record_for_label(self._log, label))
         inputs = [row.as_json() for row in input_ranges(self._log, label)]
-        return NonFiniteFacts(role=role, source=source, inputs=inputs)  # type: ignore[typeddict-item]
+        return NonFiniteFacts(role=role, source=source, inputs=inputs)
 
     def _nonfinite_explanation(self) -> NonFiniteExplanation:
         self._refuse_value_question(
@@ -134,14 +132,6 @@ class NonFiniteWidget(OverlayingWidget):
         if self._nonfinite is not None and self._nonfinite.label is not None:
             questions += ["first_nonfinite", "explain_nonfinite"]
         self._debug_questions = questions
-
-    def _role_ids(self, roles: dict[str, str]) -> dict[str, str]:
-        ids: dict[str, str] = {}
-        for role in ROLE_ORDER:  # a producer's box stays a producer's where a carrier shares it
-            for label, role_of_label in roles.items():
-                if role_of_label == role:
-                    ids |= dict.fromkeys(self._source.highlight_ids([label]), role)
-        return ids
 
 
 def _source_line(record: Any) -> str:
