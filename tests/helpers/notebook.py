@@ -190,6 +190,7 @@ def notebook_session(
     on_page: Callable[[RecordedPage], None] | None = None,
     height: int = 1000,
     settled: Callable[[RecordedPage], None] | None = None,
+    open_timeout: float = 120_000,
 ) -> Iterator[tuple[RecordedPage, KernelAccess]]:
     """Writes ``cells`` as a notebook, opens it, runs every cell and waits for ``widgets`` widgets.
 
@@ -205,7 +206,7 @@ def notebook_session(
     if on_page:
         on_page(page)
     try:
-        open_notebook(page.page, server, notebook)
+        open_notebook(page.page, server, notebook, timeout=open_timeout)
         kernel = server.kernel_for(notebook)
         try:
             started = time.monotonic()
