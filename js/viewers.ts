@@ -25,7 +25,10 @@ export interface ViewerFrame {
    * graph it sends (a node style).
    */
   highlight(nodeIds: string[], roles: Record<string, HighlightRole>): void;
-  /** Shows a new graph in the same frame if the viewer can (resolves when drawn), else null. */
+  /**
+   * Shows a new graph in the same frame if the viewer can (resolves when drawn), else null. Both
+   * viewers recolour in place when only the overlay changed (the graph's bytes are the ones on screen).
+   */
   replace(graph: Graph): Promise<number> | null;
   dispose(): void;
   /** The image formats "save image" offers for this viewer. */
@@ -164,38 +167,71 @@ export function createViewer(
   }
   // Both viewers' frames boot while the graph is on its way.
   let label = "graph";
-  const graph = pendingGraph.then(async ({ reply: anyReply, buffers }): Promise<ModelExplorerGraph> => {
-    const reply = expect(anyReply, "model-explorer", "model-explorer-diff");
-    const texts = await Promise.all(buffers.map((buffer) => gunzipText(buffer)));
-    if (reply.kind === "model-explorer-diff") {
-      label = reply.label || "diff";
-      const count = reply.panes.length;
-      return {
-        panes: reply.panes.map((pane, i) => ({ label: pane.label, graphJson: texts[i] })),
-        nodeData: reply.paneNodeData.map((data, i) => ({ name: data.name, pane: data.pane, json: texts[count + i] })),
-      };
-    }
-    label = reply.label || "graph";
-    const [graphJson, nodeDataJson] = texts;
-    return {
-      panes: [{ label, graphJson }],
-      nodeData: reply.nodeData && nodeDataJson ? [{ name: reply.nodeData.name, json: nodeDataJson, pane: 0 }] : [],
-    };
+  const graph = pendingGraph.then(async (shownGraph) => {
+    const { graph: opened, label: named } = await modelExplorerGraph(shownGraph);
+    label = named;
+    return opened;
   });
+  // The gzipped graphs on screen: an overlay switch sends the same bytes, and is recoloured in place.
+  let shown: Uint8Array[] = [];
+  void pendingGraph.then((landed) => (shown = copies(paneBuffers(landed)))).catch(() => undefined);
   // An app parked ahead (parked-app.ts) has booted already: it is taken where it can show this graph.
   const adopting = { graph, onSelect, onContextLost, onEscape };
   const frame =
     (takesParkedApp && adoptParkedApp(bundle, container, adopting)) || new ModelExplorerFrame(container, { bundle, ...adopting });
   void frame.rendered.finally(() => drawEnds(bundle)).catch(() => undefined);
-  // A fresh frame for a new graph keeps the app's view state consistent with the new collection.
+  let redrawEnds = () => {};
   return viewerFrame(
     viewer,
     frame,
-    () => null,
+    (next) => {
+      // Other graphs (a highlight or a baseline drawn into them, another trace): a fresh frame keeps
+      // the app's view state consistent with the new collection.
+      if (!sameBytes(shown, paneBuffers(next))) return null;
+      const recoloured = frame.recolour(modelExplorerGraph(next).then((opened) => opened.graph));
+      if (!recoloured) return null;
+      redrawEnds();
+      redrawEnds = drawStarted(); // a recolour in place is a draw like any other
+      const ends = redrawEnds;
+      return recoloured.finally(() => ends());
+    },
     modelExplorerTools(frame, () => label),
     undefined,
-    () => drawEnds(),
+    () => {
+      drawEnds();
+      redrawEnds();
+    },
   );
+}
+
+/** The buffers of a Model Explorer reply that hold its panes' graphs (the node data follow them). */
+function paneBuffers({ reply, buffers }: Graph): DataView[] {
+  return buffers.slice(0, reply.kind === "model-explorer-diff" ? reply.panes.length : 1);
+}
+
+/** A Model Explorer reply as the frame takes it: each pane's graph and node data as JSON text. */
+async function modelExplorerGraph({ reply: anyReply, buffers }: Graph): Promise<{ graph: ModelExplorerGraph; label: string }> {
+  const reply = expect(anyReply, "model-explorer", "model-explorer-diff");
+  const texts = await Promise.all(buffers.map((buffer) => gunzipText(buffer)));
+  if (reply.kind === "model-explorer-diff") {
+    const count = reply.panes.length;
+    return {
+      label: reply.label || "diff",
+      graph: {
+        panes: reply.panes.map((pane, i) => ({ label: pane.label, graphJson: texts[i] })),
+        nodeData: reply.paneNodeData.map((data, i) => ({ name: data.name, pane: data.pane, json: texts[count + i] })),
+      },
+    };
+  }
+  const label = reply.label || "graph";
+  const [graphJson, nodeDataJson] = texts;
+  return {
+    label,
+    graph: {
+      panes: [{ label, graphJson }],
+      nodeData: reply.nodeData && nodeDataJson ? [{ name: reply.nodeData.name, json: nodeDataJson, pane: 0 }] : [],
+    },
+  };
 }
 
 /** Model Explorer's image is a PNG of its graph canvas, made in the frame and downloaded by this page. */

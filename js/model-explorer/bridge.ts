@@ -31,9 +31,12 @@ import {
   SHIM_FETCH_REPLY,
   SHIM_HELLO,
   SHIM_RENDERED,
+  SHIM_RECOLOUR,
+  SHIM_RECOLOURED,
   SHIM_START,
   type ShimBootMessage,
   type ShimFetchRequest,
+  type ShimRecolourReply,
 } from "./protocol";
 import bootSource from "frame:./frame-boot.ts";
 
@@ -182,6 +185,10 @@ export class ModelExplorerFrame extends FrameBridge {
    * comes seconds before that: selections wait until the app is ready and the graph is drawn.
    */
   private readonly waitingFor = new Set<string>([ME_READY, SHIM_RENDERED]);
+  /** Whether the first graph is drawn (only a drawn graph can be recoloured in place). */
+  private drawn = false;
+  private nextRecolour = 0;
+  private readonly recolours = new Map<number, (reply: ShimRecolourReply) => void>();
 
   /**
    * An app that starts now and waits, in `holder`, for the graph of whichever view adopts it. It can
@@ -252,6 +259,28 @@ export class ModelExplorerFrame extends FrameBridge {
     this.post({ cmd: ME_SELECT_NODE, nodeId });
   }
 
+  /**
+   * Colours the graph drawn now with the node data of `next` (an overlay switch: the caller has checked
+   * that its graphs are the ones shown), keeping the layout, zoom and selection. Resolves with the
+   * milliseconds until the canvas showed it; null before the first graph is drawn (then a new frame
+   * draws it).
+   */
+  recolour(next: Promise<ModelExplorerGraph>): Promise<number> | null {
+    if (!this.drawn) return null;
+    const id = ++this.nextRecolour;
+    return next.then((graph) => {
+      this.graph = graph; // the app asks by index for the node data of a graph it opens later
+      return new Promise<number>((resolve, reject) => {
+        this.recolours.set(id, (reply) =>
+          reply.error === undefined
+            ? resolve(reply.ms ?? 0)
+            : reject(new Error(`Model Explorer could not recolour the graph in place: ${reply.error}. Remedy: run the cell again.`)),
+        );
+        this.post({ cmd: SHIM_RECOLOUR, id, panes: graph.panes.length, files: graph.nodeData });
+      });
+    });
+  }
+
   /** Fits the graph to the frame (after the widget was maximized or restored). */
   fit(): void {
     this.post({ cmd: SHIM_FIT });
@@ -285,6 +314,7 @@ export class ModelExplorerFrame extends FrameBridge {
         this.arrived(ME_READY);
         break;
       case SHIM_RENDERED:
+        this.drawn = true;
         this.resolveRendered(performance.now() - this.startedAt);
         this.arrived(SHIM_RENDERED);
         break;
@@ -312,6 +342,12 @@ export class ModelExplorerFrame extends FrameBridge {
       case SHIM_ESCAPE:
         this.options.onEscape?.();
         break;
+      case SHIM_RECOLOURED: {
+        const reply = message as unknown as ShimRecolourReply;
+        this.recolours.get(reply.id)?.(reply);
+        this.recolours.delete(reply.id);
+        break;
+      }
     }
   }
 
@@ -336,8 +372,9 @@ export class ModelExplorerFrame extends FrameBridge {
     let body: string;
     if (url.pathname === "/api/v1/load_graphs_json" && pane) {
       body = pane.graphJson;
-    } else if (url.pathname === "/api/v1/load_node_data" && data) {
-      body = JSON.stringify({ content: data.json });
+    } else if (url.pathname === "/api/v1/load_node_data") {
+      // After a recolour to no overlay, the start query's node data is gone: an empty file, no colours.
+      body = JSON.stringify({ content: data ? data.json : "{}" });
     } else {
       status = 404;
       body = JSON.stringify({ error: `not available in the widget: ${url.pathname}` });

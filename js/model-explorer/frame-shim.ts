@@ -2,12 +2,14 @@
 // scripts. It lets the unmodified app run from blob: URLs in a srcdoc document, answers the app's
 // server API from the parent page, and keeps the app off the network and off the page's history.
 // Its parts: the message guard (shim-guard.ts), the offline app (shim-offline.ts), the widget's
-// layout (shim-layout.ts) and the reports to the parent (shim-reports.ts).
+// layout (shim-layout.ts), an overlay switch in place (shim-recolour.ts) and the reports to the
+// parent (shim-reports.ts).
 import { keepFocusWithUser } from "../frame-manners";
 import type { ShimConfig, ShimPost } from "./protocol";
 import { guardMessages } from "./shim-guard";
 import { answerLayoutCommands, closeInfoPanelsAtStart } from "./shim-layout";
 import { answerFetch, keepHistoryInFrame, keepStorageInMemory, mapAssetUrls } from "./shim-offline";
+import { answerRecolour } from "./shim-recolour";
 import { reportErrors, reportPaint, watchWebglContexts } from "./shim-reports";
 
 declare global {
@@ -36,6 +38,7 @@ function startShim(config: ShimConfig): void {
   watchWebglContexts(post, realAdd);
   if (config.infoPanelClosed) closeInfoPanelsAtStart();
   answerLayoutCommands(post, trusted);
+  answerRecolour(post, trusted);
   reportPaint(post);
   reportErrors(config, post);
 }

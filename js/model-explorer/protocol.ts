@@ -104,3 +104,35 @@ export interface ShimStartMessage {
   cmd: typeof SHIM_START;
   query: string;
 }
+
+/**
+ * Parent -> shim: colour the graph drawn now with these node data files (an overlay switch), in place:
+ * the panes' runs of node data are replaced, nothing is laid out again. `files` empty: no overlay.
+ * The shim answers SHIM_RECOLOURED once the canvas shows the new colours (or has settled unchanged).
+ */
+export const SHIM_RECOLOUR = "tlw-me-recolour";
+export const SHIM_RECOLOURED = "tlw-me-recoloured";
+
+/** One pane's node data, as the app's own "Add per-node data" file would hold it. */
+export interface RecolourFile {
+  pane: number;
+  name: string;
+  json: string;
+}
+
+export interface ShimRecolourRequest {
+  cmd: typeof SHIM_RECOLOUR;
+  id: number;
+  /** How many panes the frame shows (each pane's runs are replaced, those without a file cleared). */
+  panes: number;
+  files: RecolourFile[];
+}
+
+export interface ShimRecolourReply {
+  cmd: typeof SHIM_RECOLOURED;
+  id: number;
+  /** Milliseconds from the request to the recoloured canvas; absent with `error`. */
+  ms?: number;
+  /** Why the app could not be recoloured in place (then the parent draws a new frame). */
+  error?: string;
+}

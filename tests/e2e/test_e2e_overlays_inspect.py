@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from tests.helpers.harness import JupyterServer, KernelAccess, alt_click_search_result, open_info_panel
 from tests.helpers.notebook import NotebookSession, RecordedPage, notebook_session
+from tests.helpers.pixels import changed_fraction
 
 CELLS = [
     """import torch, torchlens as tl, torchlens_widgets as tlw
@@ -70,6 +71,31 @@ def test_toolbar_overlay_reaches_the_kernel_and_recolours_model_explorer(
     assert summary.startswith("time on ") and " of " in summary
     expect(session.root.locator(".tlw-overlay-info")).to_have_text(summary)
     session.root.screenshot(path=str(artifacts / "overlay-time-model-explorer.png"))
+
+
+def test_model_explorer_switches_overlays_in_place(session: Session, artifacts: Any) -> None:
+    """An overlay switch recolours the graph the app drew: the same frame element and the same canvas
+    (no new app, no layout: zoom, expanded layers and selection stay), in the new overlay's colours,
+    with the old overlay's node data gone from the app."""
+    kernel, frame = session.kernel, session.frame
+    iframe = session.page.page.locator("iframe.tlw-frame").first
+    canvas = frame.locator("webgl-renderer canvas.main").first
+    iframe.evaluate("frame => { frame.__tlwMark = 'before the switch'; }")
+    canvas.evaluate("canvas => { canvas.__tlwMark = 'before the switch'; }")
+    switches = (("flops", "flops (forward FLOPs per op)", "time (ms per op)"), ("", None, "forward FLOPs"))
+    for overlay, provider, gone in switches:
+        look = canvas.screenshot()
+        drawn = kernel.draws("w")
+        kernel.run(f"w.overlay = {overlay!r}")
+        kernel.wait_drawn("w", since=drawn, timeout=120)
+        assert iframe.evaluate("frame => frame.__tlwMark") == "before the switch", "a new frame was made"
+        assert canvas.evaluate("canvas => canvas.__tlwMark") == "before the switch", "the app drew anew"
+        assert changed_fraction(look, canvas.screenshot()) > 0.002, f"overlay {overlay!r} changed no pixel"
+        if provider:
+            expect(frame.get_by_text(provider).first).to_be_visible(timeout=30_000)
+        expect(frame.get_by_text(gone)).to_have_count(0, timeout=30_000)
+        session.root.screenshot(path=str(artifacts / f"overlay-in-place-{overlay or 'none'}.png"))
+    kernel.run("w.overlay = 'time'")  # the state the next tests start from
 
 
 def test_click_fills_the_inspector(session: Session, artifacts: Any) -> None:
@@ -200,7 +226,7 @@ def test_a_selection_made_while_model_explorer_draws_is_shown_once_drawn(session
     page = session.page.page
     before = session.notebook.drawn_at(0)
     page.evaluate("document.querySelector('iframe.tlw-frame').tlwOld = true")
-    kernel.run("w.overlay = 'flops'")  # a new graph: a new Model Explorer frame
+    kernel.run(f"w.highlight({label!r})")  # drawn into the graph: a new Model Explorer frame
     page.wait_for_function(NEW_FRAME_DRAWING, timeout=60_000)
     kernel.run(f"w.select({label!r})")  # the app is booting or laying out meanwhile
     session.notebook.wait_redrawn(0, before)

@@ -80,3 +80,15 @@ def wait_for_colour(
         page.wait_for_timeout(500)
         count = colour_pixels(element, colour, margin)
     return count
+
+
+def changed_fraction(before: bytes, after: bytes) -> float:
+    """The share of pixels that differ (by more than antialiasing noise) between two screenshots of
+    one element; 1.0 when their sizes differ."""
+    first = Image.open(io.BytesIO(before)).convert("RGB")
+    second = Image.open(io.BytesIO(after)).convert("RGB")
+    if first.size != second.size:
+        return 1.0
+    pairs = zip(first.get_flattened_data(), second.get_flattened_data(), strict=True)
+    changed = sum(1 for a, b in pairs if max(abs(x - y) for x, y in zip(a, b, strict=True)) > 24)
+    return changed / (first.width * first.height)

@@ -1,0 +1,40 @@
+"""Contract test for the Model Explorer internals the frame reaches (js/model-explorer/shim-recolour.ts):
+an overlay switch adds a run to the app's node-data service through the renderers the app lists on
+window.me_test. Each name is looked up in the installed app's script, so a new ai-edge-model-explorer that
+renames one fails here, by name, instead of as an overlay switch that silently redraws nothing."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from torchlens_widgets.viewers.model_explorer import model_explorer_assets
+
+
+@pytest.fixture(scope="module")
+def app_script() -> str:
+    bundle = model_explorer_assets()
+    (name,) = [name for name in bundle.files if name.startswith("main-") and name.endswith(".js")]
+    return bundle.files[name].decode()
+
+
+# What shim-recolour.ts uses, as the minified script spells it (names of methods and fields survive
+# minification; parameters do not).
+INTERNALS = {
+    "the app's test handle on window": r'="me_test"',
+    "each renderer lists itself by pane index": r"\[\w+\]\.renderers\[\w+\]=this",
+    "a renderer holds the node-data service": r"this\.nodeDataProviderExtensionService=\w+",
+    "a renderer holds the app service": r"appService=S\(\w+\)",
+    "the service's runs": r"\bruns=\w+\(\{\}\)",
+    "adding a run with its data selects it for the pane": r"addRun\(e,n,r,o,s,a=!1,l\)\{.{0,900}"
+    r"setSelectedNodeDataProviderRunId\(",
+    "deleting a run": r"\bdeleteRun\(e\)\{",
+    "parsing a node data file as the upload does": r"\bgetNodeDataProviderData\(e,n\)\{",
+    "the model graph of a pane": r"\bgetModelGraphFromPaneIndex\(e\)\{",
+}
+
+
+@pytest.mark.parametrize("what", INTERNALS)
+def test_the_installed_app_has_the_internals_an_overlay_switch_uses(app_script: str, what: str) -> None:
+    assert re.search(INTERNALS[what], app_script, re.DOTALL), f"Model Explorer no longer has {what}"
