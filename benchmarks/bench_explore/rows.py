@@ -61,6 +61,24 @@ ROWS: list[tuple[str, str, str]] = [
     ("me_vscode_largest", "  of which the largest message", "B"),
     ("me_vscode_bytes_ratio", "  ratio VS Code host / JupyterLab socket bytes", "x"),
     ("me_vscode_asset_requests", "ME VS Code host: viewer-app transfers for one explorer", "n"),
+    ("me_overlay", "ME drawn graph: overlay switch -> drawn, ms", "ms"),
+    ("me_overlay_ratio", "  ratio / first widget", "x"),
+    ("me_overlay_kept", "  drawn in the same frame", "n"),
+    ("me_baseline", "ME drawn graph: baseline set or cleared -> drawn, ms", "ms"),
+    ("me_baseline_ratio", "  ratio / first widget", "x"),
+    ("me_baseline_kept", "  drawn in the same frame", "n"),
+    ("me_highlight", "ME drawn graph: highlight (12 ops) or clear -> drawn, ms", "ms"),
+    ("me_highlight_ratio", "  ratio / first widget", "x"),
+    ("me_highlight_kept", "  drawn in the same frame", "n"),
+    ("netron_overlay", "Netron drawn graph: overlay switch -> drawn, ms", "ms"),
+    ("netron_overlay_ratio", "  ratio / first widget", "x"),
+    ("netron_overlay_kept", "  drawn in the same frame", "n"),
+    ("netron_baseline", "Netron drawn graph: baseline set or cleared -> drawn, ms", "ms"),
+    ("netron_baseline_ratio", "  ratio / first widget", "x"),
+    ("netron_baseline_kept", "  drawn in the same frame", "n"),
+    ("netron_highlight", "Netron drawn graph: highlight (12 ops) or clear -> drawn, ms", "ms"),
+    ("netron_highlight_ratio", "  ratio / first widget", "x"),
+    ("netron_highlight_kept", "  drawn in the same frame", "n"),
 ]
 
 RATIOS = {
@@ -78,6 +96,11 @@ RATIOS = {
     "netron_total_ratio": ("netron_first", "netron_served_total"),
     "me_vscode_time_ratio": ("me_vscode_first", "me_first"),
     "me_vscode_bytes_ratio": ("me_vscode_bytes", "me_lab_ws_bytes"),
+    **{
+        f"{viewer}_{change}_ratio": (f"{viewer}_{change}", f"{viewer}_first")
+        for viewer in ("me", "netron")
+        for change in ("overlay", "baseline", "highlight")
+    },
 }
 # A reader runs the next cell seconds after the last graph drew: by then a Model Explorer app is
 # parked for it (js/model-explorer/parked-app.ts parks one once the page has been quiet for 1.5 s).

@@ -10,6 +10,7 @@ from typing import Any
 
 from benchmarks.bench_explore.cells import CELLS, REPO, SETUP
 from benchmarks.bench_explore.clicks import clicks
+from benchmarks.bench_explore.in_place import in_place
 from benchmarks.bench_explore.kernel_side import kernel_memory, python_side
 from benchmarks.bench_explore.notebook import Notebook, count_socket_bytes, inline
 from benchmarks.bench_explore.results import Results, log, step
@@ -27,7 +28,7 @@ from tests.helpers.harness import (
 )
 from tests.helpers.vscode_host.host import VSCodeHost
 
-PARTS = ("python", "memory", "inline", "served", "vscode")
+PARTS = ("python", "memory", "inline", "inplace", "served", "vscode")
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,13 @@ def run_case(
         if "inline" in parts:
             with step(results, case, (*INLINE_ROWS, "me_lab_ws_bytes")):
                 inline(results, case, notebook, server, name, settings.repeat)
-                clicks(results, case, notebook, settings.clicks)
+        # On the widgets inline() drew last, as they first drew (before clicks expand layers).
+        if "inplace" in parts:
+            changes = ("overlay", "baseline", "highlight")
+            with step(results, case, tuple(f"{v}_{c}" for v in ("me", "netron") for c in changes)):
+                in_place(results, case, notebook, settings.repeat)
+        if "inline" in parts:
+            clicks(results, case, notebook, settings.clicks)
         off_notebook = len({url for url in requests if not is_loopback_url(url)})
         off_me, off_netron = (
             served(results, case, browser, kernel, settings.repeat) if "served" in parts else (0, 0)

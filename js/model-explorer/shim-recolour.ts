@@ -34,8 +34,14 @@ declare global {
   }
 }
 
-/** Paints to wait for a visible change before calling the recolour done (an overlay may look the same). */
-const SETTLE_PAINTS = 40;
+/**
+ * Paints to wait for a visible change before calling the recolour done anyway: the new colours may look
+ * like the old on what is on screen (a few collapsed layers). The app computes them as the run is added
+ * and paints them in one of its next two frames (measured on GPT-2, collapsed and expanded), so a few
+ * paints suffice whatever the graph's size: paints are what counts, not time (a frame of a big expanded
+ * graph takes a second in software WebGL).
+ */
+const SETTLE_PAINTS = 4;
 const LOOK_SIDE = 64;
 
 /** A small copy of what the graph canvases show (compared to see the new colours painted). */

@@ -1,0 +1,102 @@
+"""What a reader does to a graph already drawn: switch its overlay, set a baseline, highlight a few ops.
+Each is timed from the kernel's change to the view's next draw (its `draws` counter, never a status left
+from before), on the widgets inline() drew last, beside the same widget's first draw."""
+
+from __future__ import annotations
+
+import time
+
+from benchmarks.bench_explore.cells import ME_CELL, NETRON_CELL
+from benchmarks.bench_explore.notebook import Notebook
+from benchmarks.bench_explore.page_scripts import RENDER_TIMEOUT_MS
+from benchmarks.bench_explore.results import Results
+
+# The view in cell i, once it has drawn more than `before` times and is ready again.
+DRAWN_AGAIN = """([i, before]) => {
+  const root = document.querySelectorAll('.jp-Notebook .jp-Cell')[i]?.querySelector('.tlw-root');
+  const data = root?.parentElement.dataset;
+  const status = root?.querySelector('.tlw-status');
+  if (!data || Number(data.draws || 0) <= before || status.dataset.state === 'loading') return null;
+  if (status.dataset.state === 'error') return {error: root.innerText};
+  return {...data};
+}"""
+
+# The view's draw count, after marking its frame element (a frame that survives the change keeps it).
+MARK_FRAME = """i => {
+  const root = document.querySelectorAll('.jp-Notebook .jp-Cell')[i]?.querySelector('.tlw-root');
+  const frame = root?.querySelector('iframe.tlw-frame');
+  if (frame) frame.tlwBeforeChange = true;
+  return Number(root?.parentElement.dataset.draws || 0);
+}"""
+SAME_FRAME = """i => !!document.querySelectorAll('.jp-Notebook .jp-Cell')[i]
+  ?.querySelector('.tlw-root iframe.tlw-frame')?.tlwBeforeChange"""
+
+# Each change and the one that undoes it, so every repeat starts from the same state.
+OVERLAYS = ("time", "flops", "bytes", "")
+SETUP = """ref = tl.trace(model, x)  # a baseline of the same model and input: every difference is 0
+marked = [label for label in log.layer_labels[len(log.layer_labels) // 3:][:12]]"""
+CHANGES = {
+    "overlay": [f"{{w}}.overlay = {overlay!r}" for overlay in OVERLAYS],
+    "baseline": ["{w}.baseline = ref", "{w}.baseline = None"],
+    "highlight": ["{w}.highlight(marked)", "{w}.highlight(None)"],
+}
+
+
+# A reader changes a drawn graph seconds after it drew, not while the page still works: by then a
+# Model Explorer app has been parked for the next explorer (js/model-explorer/parked-app.ts, seconds of
+# CPU on two cores), which would otherwise be timed with the change.
+QUIET_S = 4.0
+
+
+def _timed(notebook: Notebook, cell: int, statement: str) -> tuple[float, bool]:
+    """Ms from the kernel running ``statement`` to the view's next draw, and whether the view drew it
+    in the frame it had (in place) rather than a new one."""
+    time.sleep(QUIET_S)
+    before = notebook.page.evaluate(MARK_FRAME, cell)
+    notebook.kernel.run(f"started['change'] = time.time()\n{statement}")
+    timings = notebook.page.wait_for_function(
+        DRAWN_AGAIN, arg=[cell, before], timeout=RENDER_TIMEOUT_MS
+    ).json_value()
+    if "error" in timings:
+        raise RuntimeError(timings["error"])
+    ms = float(timings["renderedAt"]) - notebook.kernel.value("started['change']") * 1000
+    return ms, bool(notebook.page.evaluate(SAME_FRAME, cell))
+
+
+def _timed_netron_marks(notebook: Notebook, cell: int, statement: str) -> tuple[float, bool]:
+    """A Netron highlight is no draw: the frame marks boxes on its SVG (class tlw-highlight). Ms from
+    before the kernel runs ``statement`` until the frame's marks changed, polled from here (every
+    20 ms, so up to that much late)."""
+    page = notebook.page
+    time.sleep(QUIET_S)
+    page.evaluate(MARK_FRAME, cell)
+    frame = page.locator(".jp-Notebook .jp-Cell").nth(cell).locator("iframe.tlw-frame").content_frame
+    marks = frame.locator("g.node.tlw-highlight")
+    before = marks.count()
+    started = time.monotonic()
+    notebook.kernel.run(statement)
+    while marks.count() == before:
+        if time.monotonic() - started > RENDER_TIMEOUT_MS / 1000:
+            raise TimeoutError(f"Netron's marks stayed {before} after {statement!r}")
+        page.wait_for_timeout(20)
+    return (time.monotonic() - started) * 1000, bool(page.evaluate(SAME_FRAME, cell))
+
+
+def in_place(results: Results, case: str, notebook: Notebook, repeat: int) -> None:
+    """Times each change in CHANGES on both viewers' widgets (the page inline() left), ``repeat``
+    rounds each; the rows are "<viewer>_<change>" and their ratio to the first widget's draw."""
+    notebook.kernel.run(SETUP, timeout=1800)
+    viewers: list[tuple[str, int, str]] = [("me", ME_CELL, "me"), ("netron", NETRON_CELL, "nt")]
+    for viewer, cell, widget in viewers:
+        notebook.page.locator(".jp-Notebook .jp-Cell").nth(cell).scroll_into_view_if_needed()
+        for change, statements in CHANGES.items():
+            samples: list[float] = []
+            kept = 0
+            for _ in range(repeat):
+                for statement in statements:
+                    timed = _timed_netron_marks if (viewer, change) == ("netron", "highlight") else _timed
+                    ms, same_frame = timed(notebook, cell, statement.format(w=widget))
+                    samples.append(ms)
+                    kept += same_frame
+            results.put(f"{viewer}_{change}", case, samples)
+            results.put(f"{viewer}_{change}_kept", case, f"{kept} of {len(samples)}")
