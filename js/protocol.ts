@@ -18,12 +18,12 @@ export const RECORDING_FORMAT = "torchlens-widgets/recording@1";
 export const PICTURE_PREFIXES = ["data:image/webp;base64,", "data:image/png;base64,"] as const;
 export const PICTURE_MAX_CHARS = 40_000;
 
-/** The colour of highlighted nodes in both viewers (Model Explorer's node style, Netron's border). */
+/** The border colour of highlighted nodes in both viewers. */
 export const HIGHLIGHT_COLOUR = "#D81B60";
 
 /**
  * How an answer tells its highlighted nodes apart (explain_nonfinite): the producer of a NaN and the
- * ops that only carry it. Model Explorer gets the kernel's node styles; Netron's frame draws these colours.
+ * ops that only carry it. Both viewers' frames draw these colours on the graph drawn.
  */
 export const HIGHLIGHT_ROLES = ["producer", "propagated", "ranked"] as const;
 export type HighlightRole = (typeof HIGHLIGHT_ROLES)[number];
@@ -32,6 +32,17 @@ export const HIGHLIGHT_ROLE_COLOURS: Record<HighlightRole, string> = {
   producer: HIGHLIGHT_COLOUR,
   propagated: "#7B1FA2",
   ranked: HIGHLIGHT_COLOUR,
+};
+/**
+ * Model Explorer also fills a marked node (its node styler draws borders thin; Netron thickens its
+ * border instead): a plain highlight pale pink, each role in its own colour.
+ */
+export const HIGHLIGHT_FILL = "#FCE4EC";
+/** Model Explorer's fill of a node in a role. */
+export const HIGHLIGHT_ROLE_FILLS: Record<HighlightRole, string> = {
+  producer: "#F8BBD0",
+  propagated: "#E1BEE7",
+  ranked: "#FFF59D",
 };
 
 /** The `_highlight_roles` trait (node id -> role), keeping only known roles. */

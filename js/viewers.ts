@@ -8,6 +8,7 @@ import { adoptParkedApp, drawStarted } from "./model-explorer/parked-app";
 import { NetronFrame } from "./netron/bridge";
 import { checkExport, saveFile } from "./netron/export";
 import { copies, sameBytes } from "./netron/same-bytes";
+import { nodeMarks } from "./model-explorer/marks";
 import type { GraphReply, HighlightRole, NetronGraphReply, Viewer } from "./protocol";
 
 export const VIEWER_TITLES: Record<Viewer, string> = { "model-explorer": "Model Explorer", netron: "Netron" };
@@ -20,9 +21,8 @@ export interface ViewerFrame {
   readonly startupErrors: readonly string[];
   select(nodeId: string): void;
   /**
-   * Marks these node ids as highlighted, those in `roles` in their role's colours. Netron: the frame
-   * draws a border on their boxes. Model Explorer: nothing to do here, the kernel draws them into the
-   * graph it sends (a node style).
+   * Marks these node ids as highlighted, those in `roles` in their role's colours, on the graph drawn:
+   * Netron's frame draws a border on their boxes, Model Explorer's a rule of the app's node styler.
    */
   highlight(nodeIds: string[], roles: Record<string, HighlightRole>): void;
   /**
@@ -196,7 +196,7 @@ export function createViewer(
       return recoloured.finally(() => ends());
     },
     modelExplorerTools(frame, () => label),
-    undefined,
+    (nodeIds, roles) => frame.mark(nodeMarks(nodeIds, roles)),
     () => {
       drawEnds();
       redrawEnds();

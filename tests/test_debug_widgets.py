@@ -19,18 +19,17 @@ import torchlens_widgets as tlw
 from tests.helpers.models import CrashAfterGPT2, Nest, small_gpt2, with_inf
 from tests.helpers.traces import failed_capture, trace
 from tests.helpers.view_requests import ask
-from torchlens_widgets._protocol import HIGHLIGHT_STYLE
 
 
-def styled_nodes(widget: Any) -> dict[str, set[str]]:
-    """graph id -> the ids of the nodes the Model Explorer graph reply marks with HIGHLIGHT_STYLE."""
+def reply_collections(widget: Any, panes: int = 1) -> list[dict[str, Any]]:
+    """The Model Explorer graph reply's collections (one per pane)."""
     content, buffers = ask(widget, "graph", {})
     assert content["ok"], content
-    collection = json.loads(gzip.decompress(buffers[0]))
-    return {
-        graph["id"]: {node["id"] for node in graph["nodes"] if node.get("style") == HIGHLIGHT_STYLE}
-        for graph in collection["graphs"]
-    }
+    return [json.loads(gzip.decompress(buffer)) for buffer in buffers[:panes]]
+
+
+def styled(collection: dict[str, Any]) -> bool:
+    return any("style" in node for graph in collection["graphs"] for node in graph["nodes"])
 
 
 @pytest.fixture(scope="module")
@@ -157,24 +156,19 @@ def test_first_nonfinite_on_a_finite_capture_moves_nothing(log: Any) -> None:
 # ----- highlight and lineage ---------------------------------------------------------------------
 
 
-def test_highlight_marks_nodes_in_model_explorer_only_in_the_graph_reply(log: Any) -> None:
+def test_highlight_marks_nodes_on_the_graph_drawn_never_in_the_graph_reply(log: Any) -> None:
     w = tlw.explore(log)
     mlp_output = str(log.modules["transformer.h.1.mlp"].output_ops[0])
     rev = w._graph_rev
     assert w.highlight(["transformer.h.1.mlp", "transformer.wte"]) is w
-    assert w._graph_rev > rev
+    assert w._graph_rev == rev  # the browser marks the graph it drew: nothing is sent again
     wte = str(log.modules["transformer.wte"].output_ops[0])
     assert w.highlighted == [mlp_output, wte]
     ids = [w._source.index.id_of_label(label) for label in w.highlighted]
     assert w._highlight_nodes == ids
-    assert styled_nodes(w)["00-execution"] == set(ids)
-    # The validated collection itself stays unmarked.
-    assert not any(
-        "style" in node for graph in w._source.payload.collection["graphs"] for node in graph["nodes"]
-    )
+    assert not styled(reply_collections(w)[0])
     w.highlight(None)
     assert w.highlighted == [] and w._highlight_nodes == []
-    assert not any(styled_nodes(w).values())
 
 
 def test_an_unknown_name_is_refused_and_the_highlight_stays(log: Any) -> None:
@@ -236,14 +230,8 @@ def test_diff_lineage_and_highlight_mark_both_panes(log: Any, rounded: Any) -> N
     expected = [node[0] for node in tl.debug.lineage(log, start, direction="ancestors").nodes]
     assert d.lineage(start) == expected
     assert set(d.highlighted) <= set(expected)
-    content, buffers = ask(d, "graph", {})
-    assert content["ok"], content
-    for pane in buffers[:2]:
-        collection = json.loads(gzip.decompress(pane))
-        marked = {
-            node["id"] for node in collection["graphs"][0]["nodes"] if node.get("style") == HIGHLIGHT_STYLE
-        }
-        assert marked == set(d._highlight_nodes)
+    # Both panes draw the same node ids: the browser marks them on both, the replies stay bare.
+    assert d._highlight_nodes and not any(styled(pane) for pane in reply_collections(d, panes=2))
     d.highlight(None)
     assert d._highlight_nodes == []
 

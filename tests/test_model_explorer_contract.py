@@ -1,7 +1,8 @@
-"""Contract test for the Model Explorer internals the frame reaches (js/model-explorer/shim-recolour.ts):
-an overlay switch adds a run to the app's node-data service through the renderers the app lists on
-window.me_test. Each name is looked up in the installed app's script, so a new ai-edge-model-explorer that
-renames one fails here, by name, instead of as an overlay switch that silently redraws nothing."""
+"""Contract test for the Model Explorer internals the frame reaches (js/model-explorer/shim-recolour.ts,
+shim-marks.ts): an overlay switch adds a run to the app's node-data service, and a highlight sets rules
+of its node styler, through the renderers the app lists on window.me_test. Each name is looked up in the
+installed app's script, so a new ai-edge-model-explorer that renames one fails here, by name, instead of
+as an overlay switch or a highlight that silently draws nothing."""
 
 from __future__ import annotations
 
@@ -32,6 +33,14 @@ INTERNALS = {
     "deleting a run": r"\bdeleteRun\(e\)\{",
     "parsing a node data file as the upload does": r"\bgetNodeDataProviderData\(e,n\)\{",
     "the model graph of a pane": r"\bgetModelGraphFromPaneIndex\(e\)\{",
+    "a renderer holds the node styler": r"this\.nodeStylerService=\w+",
+    "the node styler's rules": r"\brules=\w+\(\[\]\)",
+    "a renderer paints by the styler's rules": r"curProcessedNodeStylerRules=\w+\(this\.curNodeStylerRules\)",
+    "a regex query": r'REGEX="regex"',
+    "a query of node types, op nodes": r'NODE_TYPE="node_type".{0,200}OP_NODES="op_nodes"',
+    "matching a node's attributes as key:value": r'ATTRIBUTE="list"',
+    "an op node's id among its attributes": r"n\.id=i\.id",
+    "the styles a rule sets": r'NODE_BG_COLOR="node_bg_color".{0,80}NODE_BORDER_COLOR="node_border_color"',
 }
 
 

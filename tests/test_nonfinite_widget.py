@@ -19,7 +19,7 @@ import torchlens_widgets as tlw
 from tests.helpers.models import TinyMLP
 from tests.helpers.saved_pages import saved
 from tests.helpers.view_requests import ask
-from torchlens_widgets._protocol import HIGHLIGHT_ROLE_STYLES, HIGHLIGHT_STYLE
+from torchlens_widgets._protocol import HIGHLIGHT_ROLE_FILLS
 
 
 class BornInTheMiddle(nn.Module):
@@ -47,17 +47,12 @@ def producer_label(log: Any) -> str:
     return site.label
 
 
-def styles(widget: Any) -> dict[str, Any]:
-    """node id -> the style the Model Explorer graph reply gives it (unstyled nodes left out)."""
+def unstyled_reply(widget: Any) -> bool:
+    """Whether the Model Explorer graph reply is the bare collection (marks are drawn by the browser)."""
     content, buffers = ask(widget, "graph", {})
     assert content["ok"], content
     collection = json.loads(gzip.decompress(buffers[0]))
-    return {
-        node["id"]: node["style"]
-        for graph in collection["graphs"]
-        for node in graph["nodes"]
-        if "style" in node
-    }
+    return not any("style" in node for graph in collection["graphs"] for node in graph["nodes"])
 
 
 def test_explain_nonfinite_names_torchlens_producer_and_counts_the_carriers(log: Any) -> None:
@@ -75,19 +70,21 @@ def test_explain_nonfinite_names_torchlens_producer_and_counts_the_carriers(log:
     assert set(w.highlighted) == {producer_label(log), *answer.propagated_labels}
 
 
-def test_model_explorer_draws_the_producer_and_the_carriers_in_their_own_styles(log: Any) -> None:
+def test_model_explorer_gets_the_producer_and_the_carriers_in_their_own_roles(log: Any) -> None:
     w = tlw.explore(log)
+    rev = w._graph_rev
     answer = w.explain_nonfinite()
-    drawn = styles(w)
+    # Marked on the graph drawn (the frame's node styler), never by sending the graph again.
+    assert w._graph_rev == rev and unstyled_reply(w)
     producer_id = w._source.highlight_ids([producer_label(log)])[0]
-    assert drawn[producer_id] == HIGHLIGHT_ROLE_STYLES["producer"]
+    assert w._highlight_roles[producer_id] == "producer"
     carriers = {node for label in answer.propagated_labels for node in w._source.highlight_ids([label])}
-    assert carriers and all(drawn[node] == HIGHLIGHT_ROLE_STYLES["propagated"] for node in carriers)
-    assert HIGHLIGHT_ROLE_STYLES["producer"] != HIGHLIGHT_ROLE_STYLES["propagated"] != HIGHLIGHT_STYLE
-    # A plain highlight afterwards drops the roles: its node has the plain style, nothing else a role.
+    assert carriers and all(w._highlight_roles[node] == "propagated" for node in carriers)
+    assert set(w._highlight_nodes) == {producer_id, *carriers}
+    assert HIGHLIGHT_ROLE_FILLS["producer"] != HIGHLIGHT_ROLE_FILLS["propagated"]
+    # A plain highlight afterwards drops the roles: its node is marked plainly, nothing else in a role.
     w.highlight(producer_label(log))
-    assert w._highlight_roles == {}
-    assert styles(w) == {producer_id: HIGHLIGHT_STYLE}
+    assert w._highlight_roles == {} and w._highlight_nodes == [producer_id]
 
 
 @pytest.mark.parametrize("granularity", ["op", "module"])

@@ -28,6 +28,7 @@ from tests.helpers.view_requests import ask
 from torchlens_widgets._protocol import (
     HIGHLIGHT_COLOUR,
     HIGHLIGHT_ROLE_COLOURS,
+    HIGHLIGHT_ROLE_FILLS,
     INSPECTOR_WIDTH,
     MASK_CODES,
     MIN_INSPECTOR_WIDTH,
@@ -143,6 +144,7 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
         "picture_max_chars": PICTURE_MAX_CHARS,
         "highlight_colour": HIGHLIGHT_COLOUR,
         "highlight_role_colours": HIGHLIGHT_ROLE_COLOURS,
+        "highlight_role_fills": HIGHLIGHT_ROLE_FILLS,
         "inspector_width": INSPECTOR_WIDTH,
         "min_inspector_width": MIN_INSPECTOR_WIDTH,
         "widget_traits": synced_traits(),

@@ -307,7 +307,6 @@ LineageDirection = Literal["upstream", "downstream"]
 # and from overlay fills. Model Explorer gets it as a node ``style`` in the graph reply; Netron's frame
 # draws it (js/netron/highlighter.ts).
 HIGHLIGHT_COLOUR = "#D81B60"
-HIGHLIGHT_STYLE = {"borderColor": HIGHLIGHT_COLOUR, "borderWidth": 3}
 # An answer that tells its nodes apart (explain_nonfinite: where a NaN was born, where it only spread)
 # marks each in a role: the producer filled pink and boxed in the highlight's magenta, the ops that carry
 # it filled lavender and boxed in purple (apart from Model Explorer's orange outputs and Netron's red
@@ -318,11 +317,8 @@ HIGHLIGHT_ROLE_COLOURS: dict[str, str] = {
     "propagated": "#7B1FA2",
     "ranked": HIGHLIGHT_COLOUR,
 }
-HIGHLIGHT_ROLE_STYLES: dict[str, dict[str, Any]] = {
-    "producer": {"backgroundColor": "#F8BBD0", "borderColor": HIGHLIGHT_COLOUR, "borderWidth": 5},
-    "propagated": {"backgroundColor": "#E1BEE7", "borderColor": "#7B1FA2", "borderWidth": 3},
-    "ranked": {"backgroundColor": "#FFF59D", "borderColor": HIGHLIGHT_COLOUR, "borderWidth": 4},
-}
+# Model Explorer fills a node in a role (Netron, which draws no fill, thickens its border instead).
+HIGHLIGHT_ROLE_FILLS: dict[str, str] = {"producer": "#F8BBD0", "propagated": "#E1BEE7", "ranked": "#FFF59D"}
 
 # The inspector's default width beside the graph, and the narrowest it can be dragged to
 # (js/inspector-layout.ts).

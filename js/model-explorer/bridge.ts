@@ -20,6 +20,8 @@ import {
   SHIM_FIT,
   SHIM_IMAGE,
   SHIM_IMAGE_REPLY,
+  SHIM_MARK,
+  type NodeMark,
   type ShimImageReply,
   ME_NODE_SELECTED,
   ME_READY,
@@ -189,6 +191,8 @@ export class ModelExplorerFrame extends FrameBridge {
   private drawn = false;
   private nextRecolour = 0;
   private readonly recolours = new Map<number, (reply: ShimRecolourReply) => void>();
+  /** The nodes marked (a highlight), sent once the graph is drawn and again to a redrawn app. */
+  private marks: NodeMark[] = [];
 
   /**
    * An app that starts now and waits, in `holder`, for the graph of whichever view adopts it. It can
@@ -281,6 +285,12 @@ export class ModelExplorerFrame extends FrameBridge {
     });
   }
 
+  /** Marks nodes on the graph drawn (in every pane), in place; `[]` clears them. */
+  mark(marks: NodeMark[]): void {
+    this.marks = marks;
+    if (this.drawn) this.post({ cmd: SHIM_MARK, marks });
+  }
+
   /** Fits the graph to the frame (after the widget was maximized or restored). */
   fit(): void {
     this.post({ cmd: SHIM_FIT });
@@ -315,6 +325,7 @@ export class ModelExplorerFrame extends FrameBridge {
         break;
       case SHIM_RENDERED:
         this.drawn = true;
+        if (this.marks.length) this.post({ cmd: SHIM_MARK, marks: this.marks });
         this.resolveRendered(performance.now() - this.startedAt);
         this.arrived(SHIM_RENDERED);
         break;

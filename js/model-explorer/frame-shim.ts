@@ -2,13 +2,14 @@
 // scripts. It lets the unmodified app run from blob: URLs in a srcdoc document, answers the app's
 // server API from the parent page, and keeps the app off the network and off the page's history.
 // Its parts: the message guard (shim-guard.ts), the offline app (shim-offline.ts), the widget's
-// layout (shim-layout.ts), an overlay switch in place (shim-recolour.ts) and the reports to the
-// parent (shim-reports.ts).
+// layout (shim-layout.ts), an overlay switch and highlights in place (shim-recolour.ts, shim-marks.ts)
+// and the reports to the parent (shim-reports.ts).
 import { keepFocusWithUser } from "../frame-manners";
 import type { ShimConfig, ShimPost } from "./protocol";
 import { guardMessages } from "./shim-guard";
 import { answerLayoutCommands, closeInfoPanelsAtStart } from "./shim-layout";
 import { answerFetch, keepHistoryInFrame, keepStorageInMemory, mapAssetUrls } from "./shim-offline";
+import { answerMarks } from "./shim-marks";
 import { answerRecolour } from "./shim-recolour";
 import { reportErrors, reportPaint, watchWebglContexts } from "./shim-reports";
 
@@ -39,6 +40,7 @@ function startShim(config: ShimConfig): void {
   if (config.infoPanelClosed) closeInfoPanelsAtStart();
   answerLayoutCommands(post, trusted);
   answerRecolour(post, trusted);
+  answerMarks(trusted);
   reportPaint(post);
   reportErrors(config, post);
 }

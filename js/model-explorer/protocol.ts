@@ -136,3 +136,22 @@ export interface ShimRecolourReply {
   /** Why the app could not be recoloured in place (then the parent draws a new frame). */
   error?: string;
 }
+
+/**
+ * Parent -> shim: mark these nodes on the graph drawn now (a highlight, a lineage, a debug answer's
+ * roles), in place: each mark becomes a rule of the app's node styler, which repaints the nodes it
+ * matches (in every pane) with no layout. `marks` empty: nothing marked.
+ */
+export const SHIM_MARK = "tlw-me-mark";
+
+/** Nodes drawn alike: filled with `fill` (none: the node's own), boxed in `border`. */
+export interface NodeMark {
+  nodeIds: string[];
+  border: string;
+  fill?: string;
+}
+
+export interface ShimMarkMessage {
+  cmd: typeof SHIM_MARK;
+  marks: NodeMark[];
+}

@@ -108,11 +108,11 @@ def wait_drawn(session: Session, widget: str, index: int, since: int, viewer: st
 def show_in(session: Session, widget: str, index: int, viewer: str) -> None:
     """Shows ``widget`` in ``viewer`` without an overlay or a highlight (what each test starts from)."""
     kernel = session.kernel
-    state = kernel.value(f"({widget}.viewer, {widget}.overlay, bool({widget}.highlighted))")
-    if state == (viewer, "", False):
+    kernel.run(f"{widget}.highlight(None)")  # marked on the graph drawn: cleared there, no draw
+    if kernel.value(f"({widget}.viewer, {widget}.overlay)") == (viewer, ""):
         return
     before = kernel.draws(widget)
-    kernel.run(f"{widget}.highlight(None)\n{widget}.overlay = ''\n{widget}.viewer = {viewer!r}")
+    kernel.run(f"{widget}.overlay = ''\n{widget}.viewer = {viewer!r}")
     wait_drawn(session, widget, index, before, viewer=viewer)
 
 
@@ -220,6 +220,7 @@ def test_lineage_button_highlights_in_model_explorer_and_keeps_the_selection(
     session.page.page.wait_for_timeout(1_500)  # the centring animation
     before = highlight_pixels(session.frame_element(index))
     drawn = kernel.draws("w")
+    session.frame_element(index).evaluate("frame => { frame.tlwBeforeLineage = true; }")
     press(root.locator(".tlw-inspector").get_by_role("button", name="upstream", exact=True))
     kernel.wait_for("bool(w.highlighted)", True, timeout=60)
     highlighted = kernel.value("w.highlighted")
@@ -230,10 +231,12 @@ def test_lineage_button_highlights_in_model_explorer_and_keeps_the_selection(
     expect(root.locator(".tlw-status")).to_contain_text(
         f"Upstream of {kernel.value('c_fc_out')}", timeout=30_000
     )
-    # The kernel draws the highlight into the graph it sends: a redraw, with the selection kept.
-    wait_drawn(session, "w", index, drawn)
-    model_explorer_names(session.frame(index), kernel.value("c_fc_out"))
+    # Marked on the graph drawn (the app's node styler), in place: the same frame, no new draw, the
+    # selection kept.
     after = wait_for_highlight(session, index, more_than=before + 200)
+    assert session.frame_element(index).evaluate("frame => frame.tlwBeforeLineage") is True
+    assert kernel.draws("w") == drawn
+    model_explorer_names(session.frame(index), kernel.value("c_fc_out"))
     session.root(index).screenshot(path=str(artifacts / "lineage-model-explorer.png"))
     assert after > before + 200, f"no highlight drawn ({before} -> {after} highlight-coloured pixels)"
 

@@ -71,11 +71,12 @@ def test_why_nonfinite_button_draws_the_producer_apart_from_its_cone_in_model_ex
     press(root.get_by_role("button", name="Why non-finite?"))
     producer = kernel.value("producer")
     kernel.wait_for("m.selected_label", producer, timeout=60)
-    kernel.wait_drawn("m", drawn, timeout=120)  # Model Explorer draws the roles' styles in the graph
     assert kernel.value("m._highlight_roles[m._source.highlight_ids([producer])[0]]") == "producer"
-    # The reader sees it: the producer filled pink, the ops it spread into boxed purple.
+    # The reader sees it: the producer filled pink, the ops it spread into boxed purple, marked on the
+    # graph drawn (no new draw).
     assert wait_for_pixels(session, 0, PRODUCER_FILL, before + 40) > before + 40
     assert wait_for_pixels(session, 0, CARRIER_FILL, 200) > 200
+    assert kernel.draws("m") == drawn
     status = kernel.value("m.debug_status")
     assert producer in status and kernel.value("frontier.coverage") in status
     expect(root.locator(".tlw-status")).to_contain_text(producer, timeout=30_000)
@@ -146,6 +147,5 @@ def test_precision_overlays_recolour_and_first_drift_and_ranking_answer(session:
     kernel.run("top = p.drift_ranking(3)")
     assert kernel.value("[d.label for d in top] == p.highlighted") is True
     kernel.wait_for("p.selected_label", kernel.value("top[0].label"), timeout=60)
-    kernel.wait_drawn("p", drawn, timeout=120)
     # The top op is selected and centred (its group opens), filled yellow as every ranked op is.
     assert wait_for_pixels(session, 2, RANKED_FILL, before + 40) > before + 40

@@ -226,7 +226,9 @@ def test_a_selection_made_while_model_explorer_draws_is_shown_once_drawn(session
     page = session.page.page
     before = session.notebook.drawn_at(0)
     page.evaluate("document.querySelector('iframe.tlw-frame').tlwOld = true")
-    kernel.run(f"w.highlight({label!r})")  # drawn into the graph: a new Model Explorer frame
+    # A baseline puts its facts on the graph's nodes: a new graph, so a new Model Explorer frame.
+    kernel.run("with torch.no_grad():\n    ref = tl.trace(model, torch.randint(0, 1000, (1, 12)))")
+    kernel.run("w.baseline = ref")
     page.wait_for_function(NEW_FRAME_DRAWING, timeout=60_000)
     kernel.run(f"w.select({label!r})")  # the app is booting or laying out meanwhile
     session.notebook.wait_redrawn(0, before)

@@ -205,7 +205,13 @@ def test_a_custom_overlay_and_a_lineage_redraw_on_screen_with_netron_below(
     kernel.wait_drawn("w", since=before, timeout=120)
     read_widget(page, 0)
     before = kernel.draws("w")
+    frame = page.page.locator(".tlw-root").nth(0).locator("iframe.tlw-frame")
+    frame.evaluate("frame => { frame.tlwBeforeLineage = true; }")
     kernel.run("w.lineage(c_fc_out)")
-    kernel.wait_drawn("w", since=before, timeout=120)
+    expect(page.page.locator(".tlw-root").nth(0).locator(".tlw-status")).to_contain_text("highlighted")
+    # Marked on the graph drawn (test_e2e_debug reads the marks' pixels), in place: the same frame, no
+    # new draw, while the reader stays where they are.
     read_widget(page, 0)
+    assert frame.evaluate("frame => frame.tlwBeforeLineage") is True
+    assert kernel.draws("w") == before
     assert page.console_errors == []

@@ -3,7 +3,7 @@ module per viewer, like js/model-explorer/ and js/netron/; ``make_source`` picks
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._assets import AssetBundle
@@ -32,12 +32,10 @@ class ViewerSource(Protocol):
 
     def assets(self) -> AssetBundle: ...
 
-    def graph(
-        self,
-        overlay: Overlay | None,
-        highlight: Collection[str] = (),
-        roles: Mapping[str, str] | None = None,
-    ) -> Reply[GraphResult]: ...
+    def graph(self, overlay: Overlay | None) -> Reply[GraphResult]:
+        """The graph under ``overlay``. Highlights are not in it: the browser marks them on the graph
+        drawn, from ``_highlight_nodes`` and ``_highlight_roles``."""
+        ...
 
     def highlight_ids(self, labels: Iterable[str]) -> list[str]: ...
 

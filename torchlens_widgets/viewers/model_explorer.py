@@ -6,14 +6,14 @@ from __future__ import annotations
 import copy
 import functools
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from .._assets import AssetBundle, one_match, read_asset
 from .._errors import ViewerAssetsError
 from .._gzip_json import gzip_json
-from .._protocol import HIGHLIGHT_ROLE_STYLES, HIGHLIGHT_STYLE, ModelExplorerGraph, Reply, Role
+from .._protocol import ModelExplorerGraph, Reply, Role
 from .._trace import drawn_id, record_for_label, resolve_name
 from .._viewer_versions import checked_version
 from ..diffing.baseline import BASELINE_ATTR_KEYS, BaselineFacts
@@ -89,28 +89,7 @@ def model_explorer_assets() -> AssetBundle:
     return AssetBundle("model-explorer", version, files, roles)
 
 
-# ----- highlight ----------------------------------------------------------------------------------
-
-
-def highlighted(
-    collection: dict[str, Any], node_ids: Collection[str], roles: Mapping[str, str] | None = None
-) -> dict[str, Any]:
-    """A copy of ``collection`` whose nodes ``node_ids`` carry HIGHLIGHT_STYLE, or their role's style
-    (``roles``: node id -> HIGHLIGHT_ROLE_STYLES key), in every graph that draws them (a rolled node
-    shares its first pass's id). The collection itself is never changed."""
-    marked = set(node_ids)
-    roles = roles or {}
-
-    def mark(node: dict[str, Any]) -> dict[str, Any]:
-        node_id = str(node.get("id"))
-        if node_id not in marked:
-            return node
-        return {**node, "style": dict(HIGHLIGHT_ROLE_STYLES.get(roles.get(node_id, ""), HIGHLIGHT_STYLE))}
-
-    graphs = [
-        {**graph, "nodes": [mark(node) for node in graph.get("nodes", ())]} for graph in collection["graphs"]
-    ]
-    return {**collection, "graphs": graphs}
+# ----- baseline ---------------------------------------------------------------------------------
 
 
 def with_baseline(collection: Mapping[str, Any], facts: BaselineFacts) -> dict[str, Any]:
@@ -158,18 +137,11 @@ class ModelExplorerSource:
     def assets(self) -> AssetBundle:
         return model_explorer_assets()
 
-    def graph(
-        self,
-        overlay: Overlay | None,
-        highlight: Collection[str] = (),
-        roles: Mapping[str, str] | None = None,
-    ) -> Reply[ModelExplorerGraph]:
-        """The collection, with ``highlight`` (node ids) marked by HIGHLIGHT_STYLE (or their role's
-        style, ``roles``), and its node data."""
+    def graph(self, overlay: Overlay | None) -> Reply[ModelExplorerGraph]:
+        """The collection (the same bytes whatever is highlighted: the browser marks highlights on the
+        graph drawn, so a highlight or an overlay switch never lays it out again), and its node data."""
         header = ModelExplorerGraph(label=self.payload.label, encoding="gzip")
-        buffers = [
-            gzip_json(highlighted(self._collection(), highlight, roles)) if highlight else self._wire()
-        ]
+        buffers = [self._wire()]
         if overlay is not None:  # loaded as Model Explorer node data: its heatmap, legend and values
             header["nodeData"] = {"name": overlay.provider}
             buffers.append(overlay.wire())
@@ -183,11 +155,6 @@ class ModelExplorerSource:
             collection = with_baseline(self.payload.collection, self.baseline)  # validated strict
             self._annotated = (self.baseline, gzip_json(collection))
         return self._annotated[1]
-
-    def _collection(self) -> dict[str, Any]:
-        if self.baseline is None:
-            return self.payload.collection
-        return with_baseline(self.payload.collection, self.baseline)
 
     def highlight_ids(self, labels: Iterable[str]) -> list[str]:
         """The node ids that mark ``labels``: each op's node (a module stands for the op it returned)."""

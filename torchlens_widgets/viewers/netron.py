@@ -14,7 +14,7 @@ import json
 import re
 import tempfile
 import warnings
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -289,14 +289,7 @@ class NetronSource:
     def assets(self) -> AssetBundle:
         return netron_assets()
 
-    def graph(
-        self,
-        overlay: Overlay | None = None,
-        highlight: Collection[str] = (),
-        roles: Mapping[str, str] | None = None,
-    ) -> Reply[NetronGraph]:
-        """``highlight`` and ``roles`` are drawn by the browser (from ``_highlight_nodes`` and
-        ``_highlight_roles``), so the reply ignores them."""
+    def graph(self, overlay: Overlay | None = None) -> Reply[NetronGraph]:
         artifact = self.artifact
         model, attachment = artifact.wire
         if self.baseline is not None:  # diff facts in the sidebar's METADATA, next to torchlens' rows

@@ -28,7 +28,7 @@ class DebuggingWidget(ViewerWidget):
     # op); set by the kernel only. _highlight_nodes: their node ids in the current viewer and granularity.
     highlighted = traitlets.List(traitlets.Unicode()).tag(sync=True)
     _highlight_nodes = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    # Node id -> role (HIGHLIGHT_ROLE_STYLES) of the highlighted nodes an answer tells apart
+    # Node id -> role (HIGHLIGHT_ROLE_COLOURS) of the highlighted nodes an answer tells apart
     # (explain_nonfinite: producers and the ops that carry their values); {} for a plain highlight.
     _highlight_roles = traitlets.Dict(value_trait=traitlets.Unicode()).tag(sync=True)
     # The status line of the last debug answer (first_divergence, first_nonfinite, lineage, a crash).

@@ -10,7 +10,6 @@ import traitlets
 from .. import _debug
 from .._assets import AssetBundle
 from .._errors import DebugQuestionError, NodeNotFoundError
-from .._gzip_json import gzip_json
 from .._privacy import check_privacy_profile, refuse_under_public
 from .._protocol import (
     GraphParams,
@@ -24,7 +23,7 @@ from .._protocol import (
 from ..diffing.split_pane import DiffPayload, diff_payload
 from ..inspector.difference import difference_reply
 from ..inspector.reply import inspect_record
-from ..viewers.model_explorer import highlighted, model_explorer_assets
+from ..viewers.model_explorer import model_explorer_assets
 from .base import REPORTED_TRAITS, ROOM_TRAITS, unsubscriber
 from .debugging import DebuggingWidget
 
@@ -162,9 +161,7 @@ class Diff(DebuggingWidget):
             node_id = self._payload.a.index.id_of_label(label) or self._payload.b.index.id_of_label(label)
             if node_id is not None:
                 ids.setdefault(node_id)
-        with self.hold_trait_notifications():
-            self._highlight_nodes = list(ids)
-            self._graph_rev += 1
+        self._highlight_nodes = list(ids)  # marked by the browser on both panes drawn
 
     def on_select(self, callback: PairCallback) -> Callable[[], None]:
         """Call ``callback((record_a, record_b))`` after each selection; one that raises is named in
@@ -231,9 +228,6 @@ class Diff(DebuggingWidget):
             paneNodeData=[],
         )
         buffers = [wire["a"], wire["b"]]
-        if self._highlight_nodes:  # marked in the reply only, never in the validated collections
-            marked = self._highlight_nodes
-            buffers = [gzip_json(highlighted(pane.collection, marked)) for pane in (payload.a, payload.b)]
         if payload.node_data_b.get("results"):  # no finite delta: no heatmap (an empty file shows nothing)
             name = str(payload.node_data_b.get("name", "delta"))
             header["paneNodeData"] = [PaneNodeData(name=name, pane=0), PaneNodeData(name=name, pane=1)]

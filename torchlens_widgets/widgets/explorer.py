@@ -286,10 +286,7 @@ class Explorer(NonFiniteWidget):
 
     @traitlets.observe("highlighted")
     def _on_highlighted(self, change: dict[str, Any]) -> None:
-        with self.hold_trait_notifications():
-            self._publish_highlight()
-            if self.viewer == "model-explorer" and self._ready:  # drawn in its graph reply
-                self._graph_rev += 1
+        self._publish_highlight()  # marked by the browser on the graph drawn, in both viewers
 
     @traitlets.observe("viewer", "granularity")
     def _on_view_change(self, change: dict[str, Any]) -> None:
@@ -352,7 +349,7 @@ class Explorer(NonFiniteWidget):
 
     def _answer_graph(self, params: GraphParams) -> Reply[GraphResult]:
         # The export, on first use.
-        reply = self._source.graph(self._overlay, self._highlight_nodes, self._highlight_roles)
+        reply = self._source.graph(self._overlay)
         self._graph_info = self._source.info()  # synced before the reply: the view counts its nodes
         return reply
 

@@ -59,7 +59,7 @@ def save_explorer_html(
             refused[name] = str(error)
             continue
         graphs[name] = (
-            view.source.graph(overlay, state["_highlight_nodes"], state["_highlight_roles"]),
+            view.source.graph(overlay),
             overlay.summary if overlay else "",
         )
     try:

@@ -1,0 +1,69 @@
+// Inside the Model Explorer frame (frame-shim.ts): a highlight marks nodes of the graph already drawn.
+// The app's node styler (its "Custom node styler" panel) repaints the nodes each rule matches, in every
+// pane, with no layout; the widget's marks are rules of it, told apart from the user's own by a field of
+// their own, which the app keeps. Reached through the renderers the app lists on window.me_test, as
+// shim-recolour.ts does; tests/test_model_explorer_contract.py pins every name used here.
+import { SHIM_MARK, type NodeMark, type ShimMarkMessage } from "./protocol";
+
+/** A rule of the app's node styler, as its panel saves it. */
+interface NodeStylerRule {
+  queries: Record<string, unknown>[];
+  nodeType: string;
+  styles: Record<string, { id: string; value: string }>;
+  /** Ours (the widget's marks), not the user's. */
+  tlwMark?: true;
+}
+
+interface NodeStyler {
+  rules: { (): NodeStylerRule[]; set(rules: NodeStylerRule[]): void };
+}
+
+/** The app's renderer, as window.me_test lists it (the node styler is shared by every pane). */
+interface StylingRenderer {
+  nodeStylerService?: NodeStyler;
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The app's rule for one mark: the op nodes whose id is one of the mark's (its "id" attribute). */
+export function markRule(mark: NodeMark): NodeStylerRule {
+  const styles: NodeStylerRule["styles"] = { node_border_color: { id: "node_border_color", value: mark.border } };
+  if (mark.fill) styles.node_bg_color = { id: "node_bg_color", value: mark.fill };
+  return {
+    // "list" matches a node's attributes as "key:value" (the app adds the node's id as one).
+    queries: [
+      { type: "regex", queryRegex: `^id:(${mark.nodeIds.map(escapeRegex).join("|")})$`, matchTypes: ["list"] },
+      { type: "node_type", nodeType: "op_nodes" },
+    ],
+    nodeType: "op_nodes",
+    styles,
+    tlwMark: true,
+  };
+}
+
+/**
+ * Replaces the widget's rules of the app's node styler with `marks`. The app paints a node by the first
+ * rule that matches it: the marks come first (what the user just asked), the user's own rules after.
+ */
+export function applyMarks(marks: NodeMark[]): void {
+  const renderer = window.me_test?.renderers?.["0"] as StylingRenderer | undefined;
+  const styler = renderer?.nodeStylerService;
+  if (!styler || typeof styler.rules?.set !== "function") throw new Error("this Model Explorer has no node styler on window.me_test");
+  const users = styler.rules().filter((rule) => !rule.tlwMark);
+  styler.rules.set([...marks.filter((mark) => mark.nodeIds.length).map(markRule), ...users]);
+}
+
+/** Answers SHIM_MARK (a failure is reported as the app's own errors are: the frame keeps drawing). */
+export function answerMarks(trusted: (event: Event) => boolean): void {
+  window.addEventListener("message", (event: MessageEvent) => {
+    const data = event.data as ShimMarkMessage | undefined;
+    if (event.source !== window.parent || !trusted(event) || data?.cmd !== SHIM_MARK) return;
+    try {
+      applyMarks(data.marks);
+    } catch (error) {
+      console.error(`The widget could not mark nodes in Model Explorer: ${String(error)}`);
+    }
+  });
+}
