@@ -22,9 +22,10 @@ export interface ViewerFrame {
   select(nodeId: string): void;
   /**
    * Marks these node ids as highlighted, those in `roles` in their role's colours, on the graph drawn:
-   * Netron's frame draws a border on their boxes, Model Explorer's a rule of the app's node styler.
+   * Netron's frame draws a border on their boxes, Model Explorer's a rule of the app's node styler
+   * (which resolves once the marks are on the canvas).
    */
-  highlight(nodeIds: string[], roles: Record<string, HighlightRole>): void;
+  highlight(nodeIds: string[], roles: Record<string, HighlightRole>): Promise<void> | void;
   /**
    * Shows a new graph in the same frame if the viewer can (resolves when drawn), else null. Both
    * viewers recolour in place when only the overlay changed (the graph's bytes are the ones on screen).

@@ -63,6 +63,27 @@ def _timed(notebook: Notebook, cell: int, statement: str) -> tuple[float, bool]:
     return ms, bool(notebook.page.evaluate(SAME_FRAME, cell))
 
 
+# Model Explorer's marks are no draw either: the view notes when the frame said they are painted.
+MARKED_AT = """i => document.querySelectorAll('.jp-Notebook .jp-Cell')[i]
+  ?.querySelector('.tlw-root')?.parentElement.dataset.markedAt || ''"""
+MARKED_AGAIN = f"""([i, before]) => {{
+  const at = ({MARKED_AT})(i);
+  return at && at !== before ? at : null;
+}}"""
+
+
+def _timed_me_marks(notebook: Notebook, cell: int, statement: str) -> tuple[float, bool]:
+    """Ms from the kernel running ``statement`` until the frame said its marks are on the canvas."""
+    page = notebook.page
+    time.sleep(QUIET_S)
+    page.evaluate(MARK_FRAME, cell)
+    before = page.evaluate(MARKED_AT, cell)
+    notebook.kernel.run(f"started['change'] = time.time()\n{statement}")
+    at = page.wait_for_function(MARKED_AGAIN, arg=[cell, before], timeout=RENDER_TIMEOUT_MS).json_value()
+    ms = float(at) - notebook.kernel.value("started['change']") * 1000
+    return ms, bool(page.evaluate(SAME_FRAME, cell))
+
+
 def _timed_netron_marks(notebook: Notebook, cell: int, statement: str) -> tuple[float, bool]:
     """A Netron highlight is no draw: the frame marks boxes on its SVG (class tlw-highlight). Ms from
     before the kernel runs ``statement`` until the frame's marks changed, polled from here (every
@@ -82,6 +103,9 @@ def _timed_netron_marks(notebook: Notebook, cell: int, statement: str) -> tuple[
     return (time.monotonic() - started) * 1000, bool(page.evaluate(SAME_FRAME, cell))
 
 
+MARKS = {"me": _timed_me_marks, "netron": _timed_netron_marks}
+
+
 def in_place(results: Results, case: str, notebook: Notebook, repeat: int) -> None:
     """Times each change in CHANGES on both viewers' widgets (the page inline() left), ``repeat``
     rounds each; the rows are "<viewer>_<change>" and their ratio to the first widget's draw."""
@@ -94,7 +118,7 @@ def in_place(results: Results, case: str, notebook: Notebook, repeat: int) -> No
             kept = 0
             for _ in range(repeat):
                 for statement in statements:
-                    timed = _timed_netron_marks if (viewer, change) == ("netron", "highlight") else _timed
+                    timed = MARKS[viewer] if change == "highlight" else _timed
                     ms, same_frame = timed(notebook, cell, statement.format(w=widget))
                     samples.append(ms)
                     kept += same_frame

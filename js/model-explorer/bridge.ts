@@ -21,6 +21,7 @@ import {
   SHIM_IMAGE,
   SHIM_IMAGE_REPLY,
   SHIM_MARK,
+  SHIM_MARKED,
   type NodeMark,
   type ShimImageReply,
   ME_NODE_SELECTED,
@@ -191,8 +192,10 @@ export class ModelExplorerFrame extends FrameBridge {
   private drawn = false;
   private nextRecolour = 0;
   private readonly recolours = new Map<number, (reply: ShimRecolourReply) => void>();
-  /** The nodes marked (a highlight), sent once the graph is drawn and again to a redrawn app. */
+  /** The nodes marked (a highlight), sent once the graph is drawn. */
   private marks: NodeMark[] = [];
+  private nextMark = 0;
+  private readonly markings = new Map<number, () => void>();
 
   /**
    * An app that starts now and waits, in `holder`, for the graph of whichever view adopts it. It can
@@ -285,10 +288,21 @@ export class ModelExplorerFrame extends FrameBridge {
     });
   }
 
-  /** Marks nodes on the graph drawn (in every pane), in place; `[]` clears them. */
-  mark(marks: NodeMark[]): void {
+  /**
+   * Marks nodes on the graph drawn (in every pane), in place; `[]` clears them. Resolves when the
+   * marks are on the canvas (before the first draw: once they are sent with it).
+   */
+  mark(marks: NodeMark[]): Promise<void> {
     this.marks = marks;
-    if (this.drawn) this.post({ cmd: SHIM_MARK, marks });
+    return this.drawn ? this.postMarks() : Promise.resolve();
+  }
+
+  private postMarks(): Promise<void> {
+    const id = ++this.nextMark;
+    return new Promise<void>((resolve) => {
+      this.markings.set(id, resolve);
+      this.post({ cmd: SHIM_MARK, id, marks: this.marks });
+    });
   }
 
   /** Fits the graph to the frame (after the widget was maximized or restored). */
@@ -325,7 +339,7 @@ export class ModelExplorerFrame extends FrameBridge {
         break;
       case SHIM_RENDERED:
         this.drawn = true;
-        if (this.marks.length) this.post({ cmd: SHIM_MARK, marks: this.marks });
+        if (this.marks.length) void this.postMarks();
         this.resolveRendered(performance.now() - this.startedAt);
         this.arrived(SHIM_RENDERED);
         break;
@@ -352,6 +366,10 @@ export class ModelExplorerFrame extends FrameBridge {
         break;
       case SHIM_ESCAPE:
         this.options.onEscape?.();
+        break;
+      case SHIM_MARKED:
+        this.markings.get(Number(message.id))?.();
+        this.markings.delete(Number(message.id));
         break;
       case SHIM_RECOLOURED: {
         const reply = message as unknown as ShimRecolourReply;

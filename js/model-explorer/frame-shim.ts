@@ -40,7 +40,7 @@ function startShim(config: ShimConfig): void {
   if (config.infoPanelClosed) closeInfoPanelsAtStart();
   answerLayoutCommands(post, trusted);
   answerRecolour(post, trusted);
-  answerMarks(trusted);
+  answerMarks(post, trusted);
   reportPaint(post);
   reportErrors(config, post);
 }

@@ -143,6 +143,8 @@ export interface ShimRecolourReply {
  * matches (in every pane) with no layout. `marks` empty: nothing marked.
  */
 export const SHIM_MARK = "tlw-me-mark";
+/** Shim -> parent: the marks of SHIM_MARK `id` are on the canvas. */
+export const SHIM_MARKED = "tlw-me-marked";
 
 /** Nodes drawn alike: filled with `fill` (none: the node's own), boxed in `border`. */
 export interface NodeMark {
@@ -153,5 +155,6 @@ export interface NodeMark {
 
 export interface ShimMarkMessage {
   cmd: typeof SHIM_MARK;
+  id: number;
   marks: NodeMark[];
 }

@@ -3,7 +3,8 @@
 // pane, with no layout; the widget's marks are rules of it, told apart from the user's own by a field of
 // their own, which the app keeps. Reached through the renderers the app lists on window.me_test, as
 // shim-recolour.ts does; tests/test_model_explorer_contract.py pins every name used here.
-import { SHIM_MARK, type NodeMark, type ShimMarkMessage } from "./protocol";
+import { SHIM_MARK, SHIM_MARKED, type NodeMark, type ShimMarkMessage, type ShimPost } from "./protocol";
+import { canvasLook, repainted } from "./shim-repaint";
 
 /** A rule of the app's node styler, as its panel saves it. */
 interface NodeStylerRule {
@@ -55,15 +56,21 @@ export function applyMarks(marks: NodeMark[]): void {
   styler.rules.set([...marks.filter((mark) => mark.nodeIds.length).map(markRule), ...users]);
 }
 
-/** Answers SHIM_MARK (a failure is reported as the app's own errors are: the frame keeps drawing). */
-export function answerMarks(trusted: (event: Event) => boolean): void {
+/**
+ * Answers SHIM_MARK with SHIM_MARKED once the marks are on the canvas (a failure is reported as the
+ * app's own errors are: the frame keeps drawing).
+ */
+export function answerMarks(post: ShimPost, trusted: (event: Event) => boolean): void {
   window.addEventListener("message", (event: MessageEvent) => {
     const data = event.data as ShimMarkMessage | undefined;
     if (event.source !== window.parent || !trusted(event) || data?.cmd !== SHIM_MARK) return;
+    const before = canvasLook();
     try {
       applyMarks(data.marks);
     } catch (error) {
       console.error(`The widget could not mark nodes in Model Explorer: ${String(error)}`);
+      return;
     }
+    void repainted(before).then(() => post({ cmd: SHIM_MARKED, id: data.id }));
   });
 }

@@ -4,8 +4,8 @@
 // the layout, zoom, expanded layers and selection stay. The app exposes its renderers (and through
 // them its services) on window.me_test for its own tests; tests/test_vendor_contract.py pins every
 // name used here against the installed app.
-import { nextPaint } from "../frame-manners";
 import { SHIM_RECOLOUR, SHIM_RECOLOURED, type ShimPost, type ShimRecolourRequest } from "./protocol";
+import { canvasLook, repainted } from "./shim-repaint";
 
 /** The parts of the app's model graph this reads. */
 interface ModelGraph {
@@ -34,33 +34,6 @@ declare global {
   }
 }
 
-/**
- * Paints to wait for a visible change before calling the recolour done anyway: the new colours may look
- * like the old on what is on screen (a few collapsed layers). The app computes them as the run is added
- * and paints them in one of its next two frames (measured on GPT-2, collapsed and expanded), so a few
- * paints suffice whatever the graph's size: paints are what counts, not time (a frame of a big expanded
- * graph takes a second in software WebGL).
- */
-const SETTLE_PAINTS = 4;
-const LOOK_SIDE = 64;
-
-/** A small copy of what the graph canvases show (compared to see the new colours painted). */
-function look(): string {
-  const probe = document.createElement("canvas");
-  probe.width = probe.height = LOOK_SIDE;
-  const context = probe.getContext("2d", { willReadFrequently: true });
-  if (!context) return "";
-  const canvases = document.querySelectorAll<HTMLCanvasElement>("webgl-renderer canvas.main");
-  let sum = "";
-  for (const canvas of canvases) {
-    if (!canvas.width || !canvas.height) continue;
-    context.clearRect(0, 0, LOOK_SIDE, LOOK_SIDE);
-    context.drawImage(canvas, 0, 0, LOOK_SIDE, LOOK_SIDE);
-    sum += String.fromCharCode(...context.getImageData(0, 0, LOOK_SIDE, LOOK_SIDE).data.filter((_, i) => i % 4 !== 3));
-  }
-  return sum;
-}
-
 /** Replaces each pane's runs of node data with the request's file for it (none: no overlay). */
 export function replaceRuns(request: ShimRecolourRequest): void {
   const renderer = window.me_test?.renderers?.["0"];
@@ -84,20 +57,13 @@ export function answerRecolour(post: ShimPost, trusted: (event: Event) => boolea
     const data = event.data as ShimRecolourRequest | undefined;
     if (event.source !== window.parent || !trusted(event) || data?.cmd !== SHIM_RECOLOUR) return;
     const started = performance.now();
-    const before = look();
+    const before = canvasLook();
     try {
       replaceRuns(data);
     } catch (error) {
       post({ cmd: SHIM_RECOLOURED, id: data.id, error: String(error instanceof Error ? error.message : error) });
       return;
     }
-    void (async () => {
-      // Paints run only while the frame is on screen: off screen this waits, as a first draw does.
-      for (let paint = 0; paint < SETTLE_PAINTS; paint++) {
-        await nextPaint();
-        if (look() !== before) break;
-      }
-      post({ cmd: SHIM_RECOLOURED, id: data.id, ms: performance.now() - started });
-    })();
+    void repainted(before).then(() => post({ cmd: SHIM_RECOLOURED, id: data.id, ms: performance.now() - started }));
   });
 }
