@@ -14,6 +14,7 @@ from typing import Any
 import torchlens as tl
 
 import torchlens_widgets as tlw
+from torchlens_widgets import _export_cache
 
 MB = 2**20
 
@@ -42,8 +43,14 @@ def shown(widget: Any) -> Any:
 
 def explored(log: Any, **options: Any) -> None:
     """One explore() call and its first graph reply (torchlens exports then, when the view asks),
-    its widget closed so the kernel's widget registry does not keep it."""
+    its widget closed so the kernel's widget registry does not keep it. Re-run: the export is kept."""
     shown(tlw.explore(log, **options)).close()
+
+
+def explored_first(log: Any, **options: Any) -> None:
+    """explored() of a trace explored for the first time: no export of it kept."""
+    _export_cache.clear()
+    explored(log, **options)
 
 
 def _rss() -> int:

@@ -12,9 +12,11 @@ def python_side(results: Results, case: str, kernel: KernelAccess, repeat: int) 
     results.put("nodes_netron", case, kernel.value("len(_nt._source.index)"))
     kernel.run("_me.close(); _nt.close(); del _me, _nt")
     timed = {
-        "py_me": "explored(log)",
+        "py_me": "explored_first(log)",
+        "py_me_rerun": "explored(log)",
         "py_me_export": "tl.export.to_model_explorer_dict(log)",
-        "py_netron": "explored(log, viewer='netron')",
+        "py_netron": "explored_first(log, viewer='netron')",
+        "py_netron_rerun": "explored(log, viewer='netron')",
         "py_netron_export": "netron_export(log)",
     }
     for row, call in timed.items():

@@ -46,6 +46,8 @@ def inline(
             for order in INLINE_ORDERS[viewer]:
                 if order == "next":
                     time.sleep(NEXT_CELL_PAUSE_S)
+                if order == "first":  # a trace explored for the first time: torchlens exports it
+                    kernel.run("_export_cache.clear()")
                 socket_before = notebook.socket_bytes[0]
                 total, browser = notebook.cell_to_render_ms(cell, key)
                 if (viewer, order) == ("me", "first"):

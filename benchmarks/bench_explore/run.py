@@ -28,6 +28,8 @@ from tests.helpers.harness import (
 )
 from tests.helpers.vscode_host.host import VSCodeHost
 
+# The kernel-side rows of each viewer: explore() first, re-run, and torchlens' bare export.
+PY = ("", "_rerun", "_export")
 PARTS = ("python", "memory", "inline", "inplace", "served", "vscode")
 
 
@@ -62,7 +64,7 @@ def run_case(
             with step(
                 results,
                 case,
-                ("nodes_me", "nodes_netron", "py_me", "py_me_export", "py_netron", "py_netron_export"),
+                ("nodes_me", "nodes_netron", *(f"py_{v}{m}" for v in ("me", "netron") for m in PY)),
             ):
                 python_side(results, case, kernel, settings.repeat)
         if "memory" in parts:
