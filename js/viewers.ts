@@ -3,11 +3,11 @@ import type { AssetBundle } from "./assets";
 import { gunzip, gunzipText } from "./bytes";
 import type { Graph } from "./draw-inputs";
 import type { FrameBridge } from "./frame-bridge";
-import { ModelExplorerFrame, type ModelExplorerGraph } from "./model-explorer/bridge";
+import { ModelExplorerFrame, type ModelExplorerGraph, type NodeDataFile } from "./model-explorer/bridge";
 import { adoptParkedApp, drawStarted } from "./model-explorer/parked-app";
 import { NetronFrame } from "./netron/bridge";
 import { checkExport, saveFile } from "./netron/export";
-import { copies, sameBytes } from "./netron/same-bytes";
+import { copies, sameBytes } from "./same-bytes";
 import { nodeMarks } from "./model-explorer/marks";
 import type { GraphReply, HighlightRole, NetronGraphReply, Viewer } from "./protocol";
 
@@ -186,10 +186,10 @@ export function createViewer(
     viewer,
     frame,
     (next) => {
-      // Other graphs (a highlight or a baseline drawn into them, another trace): a fresh frame keeps
-      // the app's view state consistent with the new collection.
+      // Other graphs (a baseline's facts on their nodes, another trace): a fresh frame keeps the app's
+      // view state consistent with the new collection.
       if (!sameBytes(shown, paneBuffers(next))) return null;
-      const recoloured = frame.recolour(modelExplorerGraph(next).then((opened) => opened.graph));
+      const recoloured = frame.recolour(modelExplorerNodeData(next));
       if (!recoloured) return null;
       redrawEnds();
       redrawEnds = drawStarted(); // a recolour in place is a draw like any other
@@ -210,28 +210,27 @@ function paneBuffers({ reply, buffers }: Graph): DataView[] {
   return buffers.slice(0, reply.kind === "model-explorer-diff" ? reply.panes.length : 1);
 }
 
-/** A Model Explorer reply as the frame takes it: each pane's graph and node data as JSON text. */
-async function modelExplorerGraph({ reply: anyReply, buffers }: Graph): Promise<{ graph: ModelExplorerGraph; label: string }> {
+/** The node data of a Model Explorer reply as JSON text (its graphs are the ones shown: not unpacked). */
+async function modelExplorerNodeData({ reply: anyReply, buffers }: Graph): Promise<NodeDataFile[]> {
   const reply = expect(anyReply, "model-explorer", "model-explorer-diff");
-  const texts = await Promise.all(buffers.map((buffer) => gunzipText(buffer)));
-  if (reply.kind === "model-explorer-diff") {
-    const count = reply.panes.length;
-    return {
-      label: reply.label || "diff",
-      graph: {
-        panes: reply.panes.map((pane, i) => ({ label: pane.label, graphJson: texts[i] })),
-        nodeData: reply.paneNodeData.map((data, i) => ({ name: data.name, pane: data.pane, json: texts[count + i] })),
-      },
-    };
-  }
-  const label = reply.label || "graph";
-  const [graphJson, nodeDataJson] = texts;
+  const panes = reply.kind === "model-explorer-diff" ? reply.panes.length : 1;
+  const texts = await Promise.all(buffers.slice(panes).map((buffer) => gunzipText(buffer)));
+  if (reply.kind === "model-explorer-diff")
+    return reply.paneNodeData.map((data, i) => ({ name: data.name, pane: data.pane, json: texts[i] }));
+  return reply.nodeData && texts[0] ? [{ name: reply.nodeData.name, json: texts[0], pane: 0 }] : [];
+}
+
+/** A Model Explorer reply as the frame takes it: each pane's graph and node data as JSON text. */
+async function modelExplorerGraph(graph: Graph): Promise<{ graph: ModelExplorerGraph; label: string }> {
+  const reply = expect(graph.reply, "model-explorer", "model-explorer-diff");
+  const [texts, nodeData] = await Promise.all([
+    Promise.all(paneBuffers(graph).map((buffer) => gunzipText(buffer))),
+    modelExplorerNodeData(graph),
+  ]);
+  const labels = reply.kind === "model-explorer-diff" ? reply.panes.map((pane) => pane.label) : [reply.label || "graph"];
   return {
-    label,
-    graph: {
-      panes: [{ label, graphJson }],
-      nodeData: reply.nodeData && nodeDataJson ? [{ name: reply.nodeData.name, json: nodeDataJson, pane: 0 }] : [],
-    },
+    label: reply.kind === "model-explorer-diff" ? reply.label || "diff" : labels[0],
+    graph: { panes: labels.map((label, i) => ({ label, graphJson: texts[i] })), nodeData },
   };
 }
 

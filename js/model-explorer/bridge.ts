@@ -267,15 +267,16 @@ export class ModelExplorerFrame extends FrameBridge {
   }
 
   /**
-   * Colours the graph drawn now with the node data of `next` (an overlay switch: the caller has checked
-   * that its graphs are the ones shown), keeping the layout, zoom and selection. Resolves with the
-   * milliseconds until the canvas showed it; null before the first graph is drawn (then a new frame
-   * draws it).
+   * Colours the graph drawn now with `nodeData` (an overlay switch: the caller has checked that the
+   * graphs are the ones shown), keeping the layout, zoom and selection. Resolves with the milliseconds
+   * until the canvas showed it; null before the first graph is drawn (then a new frame draws it).
    */
-  recolour(next: Promise<ModelExplorerGraph>): Promise<number> | null {
-    if (!this.drawn) return null;
+  recolour(nodeData: Promise<NodeDataFile[]>): Promise<number> | null {
+    const shown = this.graph;
+    if (!this.drawn || !shown) return null;
     const id = ++this.nextRecolour;
-    return next.then((graph) => {
+    return nodeData.then((files) => {
+      const graph = { ...shown, nodeData: files };
       this.graph = graph; // the app asks by index for the node data of a graph it opens later
       return new Promise<number>((resolve, reject) => {
         this.recolours.set(id, (reply) =>

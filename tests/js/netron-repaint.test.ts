@@ -1,7 +1,7 @@
 // An overlay switch in Netron sends the same model bytes (the kernel's cached artifact): the view
 // repaints in place instead of opening and laying out again. Anything else is a new graph.
 import { describe, expect, it } from "vitest";
-import { sameBytes } from "../../js/netron/same-bytes";
+import { sameBytes } from "../../js/same-bytes";
 
 const view = (bytes: number[], pad = 0): DataView => {
   const buffer = new Uint8Array(pad + bytes.length);

@@ -1,5 +1,5 @@
-// What tells an overlay switch from a new graph in Netron: the kernel sends a cached artifact's very
-// bytes again, so equal bytes mean the graph on screen can be repainted in place (js/viewers.ts).
+// What tells an overlay switch from a new graph, in either viewer: the kernel sends a cached export's very
+// bytes again, so equal bytes mean the graph on screen can be recoloured in place (js/viewers.ts).
 
 /** Own copies of a reply's buffers (the views may share the message's memory). */
 export function copies(buffers: DataView[]): Uint8Array[] {
