@@ -1,5 +1,5 @@
-"""Model Explorer as a viewer: its web assets, the graph model (graph_model.py) as it draws it (highlights
-and baseline facts on the nodes), and the viewer source a widget asks."""
+"""Model Explorer as a viewer: its web assets, the graph model (graph_model.py) as it draws it (baseline
+facts on the nodes; highlights are marked by the browser), and the viewer source a widget asks."""
 
 from __future__ import annotations
 
