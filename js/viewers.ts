@@ -134,7 +134,7 @@ export function createViewer(
     void pendingGraph.then((graph) => (shown = copies(graph.buffers))).catch(() => undefined);
     const frame = new NetronFrame(container, { bundle, files, onSelect, onNotice, onEscape });
     void frame.rendered.finally(() => drawEnds()).catch(() => undefined);
-    let redrawEnds = () => {};
+    const redraws = redrawsInPlace();
     const tools: FrameTools = {
       imageFormats: ["png", "svg"],
       saveImage: async (format) => frame.exportImage(format), // downloaded when the frame answers
@@ -146,9 +146,7 @@ export function createViewer(
       frame,
       (next) => {
         const nextReply = expect(next.reply, "netron");
-        redrawEnds();
-        redrawEnds = drawStarted(); // a redraw in place is a draw like any other
-        const ends = redrawEnds;
+        const ends = redraws.started();
         if (sameBytes(shown, next.buffers)) return frame.repaint(nextReply.overlay).finally(() => ends());
         shown = copies(next.buffers);
         return netronFiles(nextReply, next.buffers)
@@ -162,7 +160,7 @@ export function createViewer(
       (names, roles) => frame.setHighlight(names, roles),
       () => {
         drawEnds();
-        redrawEnds();
+        redraws.end();
       },
     );
   }
@@ -181,7 +179,7 @@ export function createViewer(
   const frame =
     (takesParkedApp && adoptParkedApp(bundle, container, adopting)) || new ModelExplorerFrame(container, { bundle, ...adopting });
   void frame.rendered.finally(() => drawEnds(bundle)).catch(() => undefined);
-  let redrawEnds = () => {};
+  const redraws = redrawsInPlace();
   return viewerFrame(
     viewer,
     frame,
@@ -191,18 +189,32 @@ export function createViewer(
       if (!sameBytes(shown, paneBuffers(next))) return null;
       const recoloured = frame.recolour(modelExplorerNodeData(next));
       if (!recoloured) return null;
-      redrawEnds();
-      redrawEnds = drawStarted(); // a recolour in place is a draw like any other
-      const ends = redrawEnds;
+      const ends = redraws.started();
       return recoloured.finally(() => ends());
     },
     modelExplorerTools(frame, () => label),
     (nodeIds, roles) => frame.mark(nodeMarks(nodeIds, roles)),
     () => {
       drawEnds();
-      redrawEnds();
+      redraws.end();
     },
   );
+}
+
+/**
+ * A frame's redraws in place, each counted as a draw in flight on the page (a parked Model Explorer
+ * app boots only while none is): the one in flight ends when the next starts or the frame closes.
+ */
+function redrawsInPlace(): { started(): () => void; end(): void } {
+  let ends = () => {};
+  return {
+    started() {
+      ends();
+      ends = drawStarted();
+      return ends;
+    },
+    end: () => ends(),
+  };
 }
 
 /** The buffers of a Model Explorer reply that hold its panes' graphs (the node data follow them). */

@@ -1,28 +1,10 @@
 // Inside the Model Explorer frame (frame-shim.ts): a highlight marks nodes of the graph already drawn.
 // The app's node styler (its "Custom node styler" panel) repaints the nodes each rule matches, in every
 // pane, with no layout; the widget's marks are rules of it, told apart from the user's own by a field of
-// their own, which the app keeps. Reached through the renderers the app lists on window.me_test, as
-// shim-recolour.ts does; tests/test_model_explorer_contract.py pins every name used here.
+// their own, which the app keeps (the styler through app-internals.ts).
+import { appRenderer, type NodeStylerRule } from "./app-internals";
 import { SHIM_MARK, SHIM_MARKED, type NodeMark, type ShimMarkMessage, type ShimPost } from "./protocol";
 import { canvasLook, repainted } from "./shim-repaint";
-
-/** A rule of the app's node styler, as its panel saves it. */
-interface NodeStylerRule {
-  queries: Record<string, unknown>[];
-  nodeType: string;
-  styles: Record<string, { id: string; value: string }>;
-  /** Ours (the widget's marks), not the user's. */
-  tlwMark?: true;
-}
-
-interface NodeStyler {
-  rules: { (): NodeStylerRule[]; set(rules: NodeStylerRule[]): void };
-}
-
-/** The app's renderer, as window.me_test lists it (the node styler is shared by every pane). */
-interface StylingRenderer {
-  nodeStylerService?: NodeStyler;
-}
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -49,8 +31,7 @@ export function markRule(mark: NodeMark): NodeStylerRule {
  * rule that matches it: the marks come first (what the user just asked), the user's own rules after.
  */
 export function applyMarks(marks: NodeMark[]): void {
-  const renderer = window.me_test?.renderers?.["0"] as StylingRenderer | undefined;
-  const styler = renderer?.nodeStylerService;
+  const styler = appRenderer()?.nodeStylerService;
   if (!styler || typeof styler.rules?.set !== "function") throw new Error("this Model Explorer has no node styler on window.me_test");
   const users = styler.rules().filter((rule) => !rule.tlwMark);
   styler.rules.set([...marks.filter((mark) => mark.nodeIds.length).map(markRule), ...users]);

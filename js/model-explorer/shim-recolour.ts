@@ -1,42 +1,14 @@
 // Inside the Model Explorer frame (frame-shim.ts): an overlay switch recolours the graph already drawn.
 // The app's own "Add per-node data" adds a run of node data to its node-data service and selects it
 // for the pane; this does the same through that service, after deleting the panes' earlier runs, so
-// the layout, zoom, expanded layers and selection stay. The app exposes its renderers (and through
-// them its services) on window.me_test for its own tests; tests/test_vendor_contract.py pins every
-// name used here against the installed app.
+// the layout, zoom, expanded layers and selection stay (the service through app-internals.ts).
+import { appRenderer } from "./app-internals";
 import { SHIM_RECOLOUR, SHIM_RECOLOURED, type ShimPost, type ShimRecolourRequest } from "./protocol";
 import { canvasLook, repainted } from "./shim-repaint";
 
-/** The parts of the app's model graph this reads. */
-interface ModelGraph {
-  id: string;
-  collectionLabel: string;
-}
-
-/** The app's node-data service (its runs of per-node data, one selected per pane). */
-interface NodeDataService {
-  runs(): Record<string, { collectionId: string }>;
-  addRun(runId: string, runName: string, extensionId: string, modelGraph: ModelGraph, data: unknown): void;
-  deleteRun(runId: string): void;
-  /** Parses a node data file's text as the app's own upload does (one graph's, or graph id -> one graph's). */
-  getNodeDataProviderData(text: string, modelGraph: ModelGraph): unknown;
-}
-
-/** One of the app's renderers, as window.me_test lists them (by pane index). */
-interface Renderer {
-  appService: { getModelGraphFromPaneIndex(pane: number): ModelGraph | undefined };
-  nodeDataProviderExtensionService: NodeDataService;
-}
-
-declare global {
-  interface Window {
-    me_test?: { renderers?: Record<string, Renderer | undefined> };
-  }
-}
-
 /** Replaces each pane's runs of node data with the request's file for it (none: no overlay). */
 export function replaceRuns(request: ShimRecolourRequest): void {
-  const renderer = window.me_test?.renderers?.["0"];
+  const renderer = appRenderer();
   const service = renderer?.nodeDataProviderExtensionService;
   if (!renderer || !service || typeof service.addRun !== "function" || typeof service.deleteRun !== "function")
     throw new Error("this Model Explorer has no node-data service on window.me_test");

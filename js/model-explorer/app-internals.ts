@@ -1,0 +1,51 @@
+// Model Explorer internals: everything the frame's shim touches of the app's objects, its node-data
+// service (shim-recolour.ts) and its node styler (shim-marks.ts), reached through the renderers the app
+// lists on window.me_test for its own tests. tests/test_model_explorer_contract.py pins every name used
+// here against the installed app; check this file when the ai-edge-model-explorer pin moves.
+
+/** The parts of the app's model graph this reads. */
+export interface ModelGraph {
+  id: string;
+  collectionLabel: string;
+}
+
+/** The app's node-data service (its runs of per-node data, one selected per pane). */
+export interface NodeDataService {
+  runs(): Record<string, { collectionId: string }>;
+  addRun(runId: string, runName: string, extensionId: string, modelGraph: ModelGraph, data: unknown): void;
+  deleteRun(runId: string): void;
+  /** Parses a node data file's text as the app's own upload does (one graph's, or graph id -> one graph's). */
+  getNodeDataProviderData(text: string, modelGraph: ModelGraph): unknown;
+}
+
+/** One of the app's renderers, as window.me_test lists them (by pane index); its services are the app's. */
+export interface Renderer {
+  appService: { getModelGraphFromPaneIndex(pane: number): ModelGraph | undefined };
+  nodeDataProviderExtensionService?: NodeDataService;
+  /** Shared by every pane. */
+  nodeStylerService?: NodeStyler;
+}
+
+declare global {
+  interface Window {
+    me_test?: { renderers?: Record<string, Renderer | undefined> };
+  }
+}
+
+/** A rule of the app's node styler, as its panel saves it. */
+export interface NodeStylerRule {
+  queries: Record<string, unknown>[];
+  nodeType: string;
+  styles: Record<string, { id: string; value: string }>;
+  /** Ours (the widget's marks), not the user's. */
+  tlwMark?: true;
+}
+
+export interface NodeStyler {
+  rules: { (): NodeStylerRule[]; set(rules: NodeStylerRule[]): void };
+}
+
+/** The first pane's renderer (the app's services are shared: any renderer reaches them), if drawn. */
+export function appRenderer(): Renderer | undefined {
+  return window.me_test?.renderers?.["0"];
+}
