@@ -9,7 +9,7 @@ import time
 
 from benchmarks.bench_explore.run import PARTS, Settings, run
 from benchmarks.bench_explore.table import NOTES, table
-from benchmarks.bench_models import CASES
+from benchmarks.bench_models import CASES, DEFAULT_CASES
 
 
 def main() -> None:
@@ -20,7 +20,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timed repeats of each measure (default 3)")
     parser.add_argument("--quick", action="store_true", help="1 repeat, 2 clicks, 2 widgets for memory")
     parser.add_argument(
-        "--cases", default=",".join(CASES), help=f"comma-separated subset of {','.join(CASES)}"
+        "--cases", default=",".join(DEFAULT_CASES), help=f"comma-separated subset of {','.join(CASES)}"
     )
     parser.add_argument(
         "--parts", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)} (default all)"
