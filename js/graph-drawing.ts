@@ -189,7 +189,8 @@ export class GraphDrawing {
       const next = await graph;
       if (stale()) return;
       layingOut();
-      rendered = this.frame.replace(next);
+      rendered = (await this.frame.replace(next))?.drawn ?? null;
+      if (stale()) return;
     } else {
       void graph.then(layingOut, () => undefined); // a new frame boots meanwhile
     }

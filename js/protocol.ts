@@ -192,11 +192,15 @@ export interface NetronOverlay {
   coverage: string;
 }
 
-/** Model Explorer, one pane: buffers = the graph collection, then the overlay's node data if any. */
+/**
+ * Model Explorer, one trace: buffers = the collection, then its node data if any, then its node
+ * attributes if any (a baseline's facts: graph id -> node id -> key -> value, set by the frame).
+ */
 export interface ModelExplorerGraphReply {
   kind: "model-explorer";
   label: string;
   nodeData: { name: string } | null;
+  nodeAttributes: { keys: string[] } | null;
 }
 
 /** Model Explorer, a diff: buffers = one collection per pane, then one node-data file per paneNodeData. */
@@ -236,8 +240,13 @@ export function parseGraphReply(viewer: Viewer, result: unknown, bufferCount: nu
   if (value.panes === undefined) {
     const nodeData =
       value.nodeData === undefined || value.nodeData === null ? null : { name: string(what, object(what, value.nodeData), "name") };
-    if (bufferCount !== (nodeData ? 2 : 1)) fail(what, `${bufferCount} buffers`);
-    return { kind: "model-explorer", label, nodeData };
+    const attributes = value.nodeAttributes;
+    const nodeAttributes =
+      attributes === undefined || attributes === null
+        ? null
+        : { keys: array(what, object(what, attributes), "keys").map((key) => String(key)) };
+    if (bufferCount !== 1 + (nodeData ? 1 : 0) + (nodeAttributes ? 1 : 0)) fail(what, `${bufferCount} buffers`);
+    return { kind: "model-explorer", label, nodeData, nodeAttributes };
   }
   const panes = array(what, value, "panes").map((pane) => ({ label: string(what, object(what, pane), "label") }));
   const paneNodeData = (value.paneNodeData === undefined ? [] : array(what, value, "paneNodeData")).map((item) => {

@@ -9,6 +9,7 @@ import { NetronFrame } from "./netron/bridge";
 import { checkExport, saveFile } from "./netron/export";
 import { copies, sameBytes } from "./same-bytes";
 import { nodeMarks } from "./model-explorer/marks";
+import { attributeChanges, type NodeAttributes, parseNodeAttributes, withNodeAttributes } from "./model-explorer/node-attributes";
 import type { GraphReply, HighlightRole, NetronGraphReply, Viewer } from "./protocol";
 
 export const VIEWER_TITLES: Record<Viewer, string> = { "model-explorer": "Model Explorer", netron: "Netron" };
@@ -27,10 +28,11 @@ export interface ViewerFrame {
    */
   highlight(nodeIds: string[], roles: Record<string, HighlightRole>): Promise<void> | void;
   /**
-   * Shows a new graph in the same frame if the viewer can (resolves when drawn), else null. Both
-   * viewers recolour in place when only the overlay changed (the graph's bytes are the ones on screen).
+   * Shows a new graph in the same frame if the viewer can (`drawn` resolves when drawn), else null.
+   * Both viewers recolour in place when only the overlay changed (the graph's bytes are the ones on
+   * screen); Model Explorer also sets a baseline's facts on the nodes drawn.
    */
-  replace(graph: Graph): Promise<number> | null;
+  replace(graph: Graph): Promise<InPlace | null>;
   dispose(): void;
   /** The image formats "save image" offers for this viewer. */
   readonly imageFormats: ImageFormat[];
@@ -44,6 +46,11 @@ export interface ViewerFrame {
 
 export type ImageFormat = "png" | "svg";
 
+/** A new graph shown in the frame drawn: `drawn` resolves with milliseconds until it showed. */
+export interface InPlace {
+  drawn: Promise<number>;
+}
+
 /** What the widget adds to a viewer frame: its image export, its fit and its picture. */
 interface FrameTools {
   imageFormats: ImageFormat[];
@@ -56,7 +63,7 @@ interface FrameTools {
 function viewerFrame(
   viewer: Viewer,
   frame: FrameBridge,
-  replace: (graph: Graph) => Promise<number> | null,
+  replace: (graph: Graph) => Promise<InPlace | null>,
   tools: FrameTools,
   highlight: ViewerFrame["highlight"] = () => undefined,
   /** Ends the draws of a frame closed before it drew (the page's count of draws in flight). */
@@ -144,17 +151,18 @@ export function createViewer(
     return viewerFrame(
       viewer,
       frame,
-      (next) => {
+      async (next) => {
         const nextReply = expect(next.reply, "netron");
         const ends = redraws.started();
-        if (sameBytes(shown, next.buffers)) return frame.repaint(nextReply.overlay).finally(() => ends());
+        if (sameBytes(shown, next.buffers)) return { drawn: frame.repaint(nextReply.overlay).finally(() => ends()) };
         shown = copies(next.buffers);
-        return netronFiles(nextReply, next.buffers)
+        const drawn = netronFiles(nextReply, next.buffers)
           .then(({ model, attachment }) => {
             frame.setOverlay(nextReply.overlay); // kept by the frame for the graph it opens next
             return frame.open(model, attachment);
           })
           .finally(() => ends());
+        return { drawn };
       },
       tools,
       (names, roles) => frame.setHighlight(names, roles),
@@ -171,9 +179,16 @@ export function createViewer(
     label = named;
     return opened;
   });
-  // The gzipped graphs on screen: an overlay switch sends the same bytes, and is recoloured in place.
+  // The gzipped graphs on screen and the attributes set on their nodes: an overlay switch or a
+  // baseline change sends the same graphs, and is recoloured in place.
   let shown: Uint8Array[] = [];
-  void pendingGraph.then((landed) => (shown = copies(paneBuffers(landed)))).catch(() => undefined);
+  let shownAttributes: NodeAttributes = {};
+  void pendingGraph
+    .then(async (landed) => {
+      shown = copies(paneBuffers(landed));
+      shownAttributes = await modelExplorerAttributes(landed);
+    })
+    .catch(() => undefined);
   // An app parked ahead (parked-app.ts) has booted already: it is taken where it can show this graph.
   const adopting = { graph, onSelect, onContextLost, onEscape };
   const frame =
@@ -183,14 +198,18 @@ export function createViewer(
   return viewerFrame(
     viewer,
     frame,
-    (next) => {
-      // Other graphs (a baseline's facts on their nodes, another trace): a fresh frame keeps the app's
-      // view state consistent with the new collection.
+    async (next) => {
+      // Other graphs (another trace, another granularity): a fresh frame keeps the app's view state
+      // consistent with the new collection. So does a baseline cleared (see attributeChanges).
       if (!sameBytes(shown, paneBuffers(next))) return null;
-      const recoloured = frame.recolour(modelExplorerNodeData(next));
+      const attributes = await modelExplorerAttributes(next);
+      const changes = attributeChanges(shownAttributes, attributes);
+      if (!changes) return null;
+      const recoloured = frame.recolour(modelExplorerNodeData(next), changes);
       if (!recoloured) return null;
+      shownAttributes = attributes;
       const ends = redraws.started();
-      return recoloured.finally(() => ends());
+      return { drawn: recoloured.finally(() => ends()) };
     },
     modelExplorerTools(frame, () => label),
     (nodeIds, roles) => frame.mark(nodeMarks(nodeIds, roles)),
@@ -225,20 +244,28 @@ function paneBuffers({ reply, buffers }: Graph): DataView[] {
 /** The node data of a Model Explorer reply as JSON text (its graphs are the ones shown: not unpacked). */
 async function modelExplorerNodeData({ reply: anyReply, buffers }: Graph): Promise<NodeDataFile[]> {
   const reply = expect(anyReply, "model-explorer", "model-explorer-diff");
-  const panes = reply.kind === "model-explorer-diff" ? reply.panes.length : 1;
-  const texts = await Promise.all(buffers.slice(panes).map((buffer) => gunzipText(buffer)));
-  if (reply.kind === "model-explorer-diff")
+  if (reply.kind === "model-explorer-diff") {
+    const texts = await Promise.all(buffers.slice(reply.panes.length).map((buffer) => gunzipText(buffer)));
     return reply.paneNodeData.map((data, i) => ({ name: data.name, pane: data.pane, json: texts[i] }));
-  return reply.nodeData && texts[0] ? [{ name: reply.nodeData.name, json: texts[0], pane: 0 }] : [];
+  }
+  return reply.nodeData ? [{ name: reply.nodeData.name, json: await gunzipText(buffers[1]), pane: 0 }] : [];
+}
+
+/** The node attributes of a Model Explorer reply (a baseline's facts; none in a diff). */
+async function modelExplorerAttributes({ reply, buffers }: Graph): Promise<NodeAttributes> {
+  if (reply.kind !== "model-explorer" || !reply.nodeAttributes) return {};
+  return parseNodeAttributes(await gunzipText(buffers[buffers.length - 1]));
 }
 
 /** A Model Explorer reply as the frame takes it: each pane's graph and node data as JSON text. */
 async function modelExplorerGraph(graph: Graph): Promise<{ graph: ModelExplorerGraph; label: string }> {
   const reply = expect(graph.reply, "model-explorer", "model-explorer-diff");
-  const [texts, nodeData] = await Promise.all([
+  const [texts, nodeData, attributes] = await Promise.all([
     Promise.all(paneBuffers(graph).map((buffer) => gunzipText(buffer))),
     modelExplorerNodeData(graph),
+    modelExplorerAttributes(graph),
   ]);
+  texts[0] = withNodeAttributes(texts[0], attributes); // a diff's panes have none
   const labels = reply.kind === "model-explorer-diff" ? reply.panes.map((pane) => pane.label) : [reply.label || "graph"];
   return {
     label: reply.kind === "model-explorer-diff" ? reply.label || "diff" : labels[0],

@@ -6,6 +6,7 @@ Plus the contract test of the private torchlens vocabulary the baseline facts us
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 
@@ -25,7 +26,7 @@ from torchlens_widgets.diffing.baseline import (
     baseline_facts,
 )
 from torchlens_widgets.graph_model import model_explorer_payload
-from torchlens_widgets.viewers.model_explorer import with_baseline
+from torchlens_widgets.viewers.model_explorer import baseline_attributes
 from torchlens_widgets.viewers.netron import baseline_metadata
 
 # ----- contract test: the private torchlens vocabulary --------------------------------------------
@@ -81,6 +82,20 @@ def test_multi_pass_ops_map_by_label_not_site_key():
     assert {"kind": "node", "target": "linear_1_1:2", "name": "diff status", "value": "changed"} in rows
 
 
+def with_baseline(collection: dict, facts) -> dict:
+    """The collection as the frame draws it: baseline_attributes set on its nodes, replacing those of
+    the same key (what js/model-explorer/node-attributes.ts's withNodeAttributes does)."""
+    annotated = copy.deepcopy(collection)
+    attributes = baseline_attributes(collection, facts)
+    for graph in annotated["graphs"]:
+        for node in graph["nodes"]:
+            attrs = attributes.get(str(graph["id"]), {}).get(str(node["id"]), {})
+            node["attrs"] = [a for a in node.get("attrs", ()) if a["key"] not in attrs] + [
+                {"key": key, "value": value} for key, value in attrs.items()
+            ]
+    return annotated
+
+
 def test_annotated_payload_validates_and_is_a_copy(bert_perturbed):
     _, log_a, log_b = bert_perturbed
     payload = model_explorer_payload(log_a)
@@ -116,14 +131,21 @@ def test_annotated_payload_validates_and_is_a_copy(bert_perturbed):
 def test_baseline_annotates_the_graph_and_offers_a_delta_overlay(tiny_mlp_pair):
     log_a, log_b = tiny_mlp_pair
     w = tlw.explore(log_b, baseline=log_a)
-    _header, buffers = w._answer_graph({})
-    nodes = json.loads(gzip.decompress(buffers[0]))["graphs"][0]["nodes"]
-    statuses = {attr["value"] for node in nodes for attr in node["attrs"] if attr["key"] == "diff_status"}
+    header, buffers = w._answer_graph({})
+    # the trace's own collection, the bytes drawn without a baseline: set in place, not laid out again
+    assert buffers[0] == tlw.explore(log_b)._answer_graph({})[1][0]
+    assert header["nodeAttributes"] == {"keys": list(BASELINE_ATTR_KEYS)} and len(buffers) == 2
+    attributes = json.loads(gzip.decompress(buffers[-1]))
+    statuses = {attrs["diff_status"] for nodes in attributes.values() for attrs in nodes.values()}
     assert {"changed", "zero"} <= statuses
+    values = [value for nodes in attributes.values() for attrs in nodes.values() for value in attrs.values()]
+    assert all(isinstance(value, str) for value in values)
     w.overlay = "delta"
     assert w.overlay_summary.startswith("delta on ")
+    assert len(w._answer_graph({})[1]) == 3  # the collection, the delta's node data, the attributes
     w.baseline = None  # the delta overlay goes with its baseline
     assert w.overlay == "" and w.baseline_summary == {}
+    assert "nodeAttributes" not in w._answer_graph({})[0]
 
 
 def test_delta_overlay_without_baseline_and_self_comparison_are_refused(tiny_mlp_pair):

@@ -1,6 +1,7 @@
 """Contract test for the Model Explorer internals the frame reaches (js/model-explorer/shim-recolour.ts,
-shim-marks.ts): an overlay switch adds a run to the app's node-data service, and a highlight sets rules
-of its node styler, through the renderers the app lists on window.me_test. Each name is looked up in the
+shim-marks.ts): an overlay switch adds a run to the app's node-data service, a baseline sets attributes
+on its graphs' nodes (and its layout worker's copy), and a highlight sets rules of its node styler,
+through the renderers the app lists on window.me_test. Each name is looked up in the
 installed app's script, so a new ai-edge-model-explorer that renames one fails here, by name, instead of
 as an overlay switch or a highlight that silently draws nothing."""
 
@@ -41,9 +42,36 @@ INTERNALS = {
     "matching a node's attributes as key:value": r'ATTRIBUTE="list"',
     "an op node's id among its attributes": r"n\.id=i\.id",
     "the styles a rule sets": r'NODE_BG_COLOR="node_bg_color".{0,80}NODE_BORDER_COLOR="node_border_color"',
+    # A baseline's facts set in place, as the app's own addNodeAttributes sets them (shim-recolour.ts).
+    "the app's addNodeAttributes: the pane's graph, then the worker": r"addNodeAttributes\(e,n,r=0\)\{"
+    r".{0,300}"
+    r"s\.attrs=.{0,120}eventType:\w+\.UPDATE_MODEL_GRAPH_CACHE_WITH_NODE_ATTRIBUTES,modelGraphId:o\.id,"
+    r"nodeId:e,attrs:n,paneId:this\.appService\.panes\(\)\[r\]\.id",
+    "the worker's event number for it (UPDATE_NODE_ATTRIBUTES_EVENT)": (
+        r"UPDATE_MODEL_GRAPH_CACHE_WITH_NODE_ATTRIBUTES=12\]"
+    ),
+    "a renderer holds the worker service": r"workerService=S\(\w+\)",
+    "the collections the app loaded": r"curGraphCollections=\w+\(\[\]\)",
+    "a renderer's own graph": r"this\.curModelGraph=",
+}
+
+# What the layout worker does with that message: merge, keyed by pane (its copy is what an expand returns).
+WORKER_INTERNALS = {
+    "the worker merges the attributes into its copy of the node": r"case 12:\{let (\w+)=\w+\("
+    r"\w+\.modelGraphId,"
+    r"\w+\.paneId\);.{0,80}\.attrs=\{\.\.\.\w+\.attrs,\.\.\.\w+\.attrs\}",
 }
 
 
 @pytest.mark.parametrize("what", INTERNALS)
 def test_the_installed_app_has_the_internals_an_overlay_switch_uses(app_script: str, what: str) -> None:
     assert re.search(INTERNALS[what], app_script, re.DOTALL), f"Model Explorer no longer has {what}"
+
+
+@pytest.mark.parametrize("what", WORKER_INTERNALS)
+def test_the_installed_layout_worker_merges_node_attributes(what: str) -> None:
+    bundle = model_explorer_assets()
+    (name,) = [name for name in bundle.files if name.startswith("worker-") and name.endswith(".js")]
+    script = bundle.files[name].decode()
+    found = re.search(WORKER_INTERNALS[what], script, re.DOTALL)
+    assert found, f"Model Explorer's worker no longer has {what}"

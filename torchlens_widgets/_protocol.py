@@ -122,12 +122,19 @@ class NodeDataRef(TypedDict):
     name: str  # the node-data provider shown in Model Explorer's legend
 
 
+class NodeAttributesRef(TypedDict):
+    keys: list[str]  # the attributes the buffer sets (and a later one may replace in place)
+
+
 class ModelExplorerGraph(TypedDict):
-    """Explorer in Model Explorer: buffers are the gzip graph collection, then its node data if any."""
+    """Explorer in Model Explorer: buffers are the gzip graph collection, then its node data if any,
+    then its node attributes if any (gzip JSON: graph id -> node id -> key -> value; a baseline's facts,
+    kept out of the collection so that setting a baseline sends the graph on screen again)."""
 
     label: str
     encoding: Literal["gzip"]
     nodeData: NotRequired[NodeDataRef]
+    nodeAttributes: NotRequired[NodeAttributesRef]
 
 
 class PaneLabel(TypedDict):

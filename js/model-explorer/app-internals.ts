@@ -1,13 +1,28 @@
 // Model Explorer internals: everything the frame's shim touches of the app's objects, its node-data
-// service (shim-recolour.ts) and its node styler (shim-marks.ts), reached through the renderers the app
-// lists on window.me_test for its own tests. tests/test_model_explorer_contract.py pins every name used
+// service and its graphs' node attributes (shim-recolour.ts) and its node styler (shim-marks.ts),
+// reached through the renderers the app lists on window.me_test for its own tests. tests/test_model_explorer_contract.py pins every name used
 // here against the installed app; check this file when the ai-edge-model-explorer pin moves.
 
-/** The parts of the app's model graph this reads. */
+/** The parts of the app's model graph (a graph as processed for a pane) this reads. */
 export interface ModelGraph {
   id: string;
   collectionLabel: string;
+  /** An op node's attributes, by key. */
+  nodesById: Record<string, { attrs?: Record<string, unknown> } | undefined>;
 }
+
+/** A graph of a collection as the app loaded it (what it processes when the user picks the graph). */
+export interface CollectionGraph {
+  id: string;
+  nodes: { id: string; attrs?: { key: string; value: unknown }[] }[];
+}
+
+/**
+ * The message that has the app's layout worker add attributes to its copy of a pane's graph (the copy
+ * an expand or a relayout hands back): the app's own addNodeAttributes sends it. The worker merges
+ * them into the node's attributes; nothing removes one.
+ */
+export const UPDATE_NODE_ATTRIBUTES_EVENT = 12;
 
 /** The app's node-data service (its runs of per-node data, one selected per pane). */
 export interface NodeDataService {
@@ -20,7 +35,14 @@ export interface NodeDataService {
 
 /** One of the app's renderers, as window.me_test lists them (by pane index); its services are the app's. */
 export interface Renderer {
-  appService: { getModelGraphFromPaneIndex(pane: number): ModelGraph | undefined };
+  appService: {
+    getModelGraphFromPaneIndex(pane: number): ModelGraph | undefined;
+    panes(): { id: string }[];
+    curGraphCollections(): { graphs: CollectionGraph[] }[];
+  };
+  workerService: { worker: Worker };
+  /** The graph this renderer draws (after an expand, the worker's copy). */
+  curModelGraph?: ModelGraph;
   nodeDataProviderExtensionService?: NodeDataService;
   /** Shared by every pane. */
   nodeStylerService?: NodeStyler;

@@ -15,6 +15,7 @@ import { filesWithRole, textWithRole, type AssetBundle } from "../assets";
 import { FrameBridge, type FrameMessage } from "../frame-bridge";
 import { makeNonce } from "../csp";
 import { buildDocument, encodeQuery, inlineStyles, JSON_ADAPTER, type StartQuery } from "./document";
+import type { NodeAttributes } from "./node-attributes";
 import {
   SHIM_ESCAPE,
   SHIM_FIT,
@@ -267,11 +268,12 @@ export class ModelExplorerFrame extends FrameBridge {
   }
 
   /**
-   * Colours the graph drawn now with `nodeData` (an overlay switch: the caller has checked that the
-   * graphs are the ones shown), keeping the layout, zoom and selection. Resolves with the milliseconds
+   * Colours the graph drawn now with `nodeData` and sets `attributes` on its nodes (an overlay switch,
+   * a baseline set: the caller has checked that the graphs are the ones shown), keeping the layout,
+   * zoom and selection. Resolves with the milliseconds
    * until the canvas showed it; null before the first graph is drawn (then a new frame draws it).
    */
-  recolour(nodeData: Promise<NodeDataFile[]>): Promise<number> | null {
+  recolour(nodeData: Promise<NodeDataFile[]>, attributes: NodeAttributes = {}): Promise<number> | null {
     const shown = this.graph;
     if (!this.drawn || !shown) return null;
     const id = ++this.nextRecolour;
@@ -284,7 +286,7 @@ export class ModelExplorerFrame extends FrameBridge {
             ? resolve(reply.ms ?? 0)
             : reject(new Error(`Model Explorer could not recolour the graph in place: ${reply.error}. Remedy: run the cell again.`)),
         );
-        this.post({ cmd: SHIM_RECOLOUR, id, panes: graph.panes.length, files: graph.nodeData });
+        this.post({ cmd: SHIM_RECOLOUR, id, panes: graph.panes.length, files: graph.nodeData, attributes });
       });
     });
   }

@@ -1,5 +1,6 @@
 // Messages between the widget (parent page) and the Model Explorer frame.
 // The app's own messages are the ME_* names below; ours are prefixed "tlw-".
+import type { NodeAttributes } from "./node-attributes";
 
 /** Sent by the app itself (target "*"). */
 export const ME_READY = "model-explorer-ready";
@@ -106,8 +107,9 @@ export interface ShimStartMessage {
 }
 
 /**
- * Parent -> shim: colour the graph drawn now with these node data files (an overlay switch), in place:
- * the panes' runs of node data are replaced, nothing is laid out again. `files` empty: no overlay.
+ * Parent -> shim: colour the graph drawn now with these node data files (an overlay switch) and set
+ * these node attributes (a baseline's facts), in place: the panes' runs of node data are replaced,
+ * nothing is laid out again. `files` empty: no overlay.
  * The shim answers SHIM_RECOLOURED once the canvas shows the new colours (or has settled unchanged).
  */
 export const SHIM_RECOLOUR = "tlw-me-recolour";
@@ -126,6 +128,8 @@ export interface ShimRecolourRequest {
   /** How many panes the frame shows (each pane's runs are replaced, those without a file cleared). */
   panes: number;
   files: RecolourFile[];
+  /** Node attributes to set (graph id -> node id -> key -> value): a baseline's facts, as they change. */
+  attributes: NodeAttributes;
 }
 
 export interface ShimRecolourReply {

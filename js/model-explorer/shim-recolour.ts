@@ -1,8 +1,10 @@
 // Inside the Model Explorer frame (frame-shim.ts): an overlay switch recolours the graph already drawn.
 // The app's own "Add per-node data" adds a run of node data to its node-data service and selects it
 // for the pane; this does the same through that service, after deleting the panes' earlier runs, so
-// the layout, zoom, expanded layers and selection stay (the service through app-internals.ts).
-import { appRenderer } from "./app-internals";
+// the layout, zoom, expanded layers and selection stay (the service through app-internals.ts). A
+// baseline's facts are set on the nodes as the app's own addNodeAttributes sets them.
+import { appRenderer, type ModelGraph, type Renderer, UPDATE_NODE_ATTRIBUTES_EVENT } from "./app-internals";
+import { mergedAttrs, type NodeAttributes } from "./node-attributes";
 import { SHIM_RECOLOUR, SHIM_RECOLOURED, type ShimPost, type ShimRecolourRequest } from "./protocol";
 import { canvasLook, repainted } from "./shim-repaint";
 
@@ -23,6 +25,48 @@ export function replaceRuns(request: ShimRecolourRequest): void {
   }
 }
 
+/**
+ * Sets `attributes` on the nodes of every copy of their graph the app keeps: the collection it loaded
+ * (a graph picked later in its menu), each pane's graph (its info panel), each renderer's and the
+ * layout worker's (what an expand hands back). Nothing is laid out again.
+ */
+export function setAttributes(attributes: NodeAttributes, panes: number): void {
+  if (Object.keys(attributes).length === 0) return;
+  const renderer = appRenderer();
+  const app = renderer?.appService;
+  if (!renderer || typeof app?.curGraphCollections !== "function" || typeof renderer.workerService?.worker?.postMessage !== "function")
+    throw new Error("this Model Explorer has no graph collections or layout worker on window.me_test");
+  for (const collection of app.curGraphCollections())
+    for (const graph of collection.graphs) {
+      const ofGraph = attributes[graph.id];
+      if (!ofGraph) continue;
+      for (const node of graph.nodes) {
+        const set = ofGraph[node.id];
+        if (set) node.attrs = mergedAttrs(node.attrs ?? [], set);
+      }
+    }
+  const drawn = new Set<ModelGraph>();
+  for (let pane = 0; pane < panes; pane++) {
+    const graph = app.getModelGraphFromPaneIndex(pane);
+    if (!graph) throw new Error(`pane ${pane} shows no graph yet`);
+    drawn.add(graph);
+    const ofGraph = attributes[graph.id] ?? {};
+    const paneId = app.panes()[pane]?.id;
+    for (const [nodeId, attrs] of Object.entries(ofGraph)) {
+      if (!graph.nodesById[nodeId]) continue;
+      // The worker merges, as the app's addNodeAttributes has it do; its copy is keyed by pane.
+      renderer.workerService.worker.postMessage({ eventType: UPDATE_NODE_ATTRIBUTES_EVENT, modelGraphId: graph.id, nodeId, attrs, paneId });
+    }
+  }
+  for (const other of Object.values(window.me_test?.renderers ?? {}) as (Renderer | undefined)[])
+    if (other?.curModelGraph) drawn.add(other.curModelGraph);
+  for (const graph of drawn)
+    for (const [nodeId, attrs] of Object.entries(attributes[graph.id] ?? {})) {
+      const node = graph.nodesById[nodeId];
+      if (node) node.attrs = { ...node.attrs, ...attrs };
+    }
+}
+
 /** Answers SHIM_RECOLOUR once the canvases show the new colours, or have stayed the same for a while. */
 export function answerRecolour(post: ShimPost, trusted: (event: Event) => boolean): void {
   window.addEventListener("message", (event: MessageEvent) => {
@@ -31,6 +75,7 @@ export function answerRecolour(post: ShimPost, trusted: (event: Event) => boolea
     const started = performance.now();
     const before = canvasLook();
     try {
+      setAttributes(data.attributes ?? {}, data.panes);
       replaceRuns(data);
     } catch (error) {
       post({ cmd: SHIM_RECOLOURED, id: data.id, error: String(error instanceof Error ? error.message : error) });

@@ -90,13 +90,16 @@ def test_click_in_a_pane_reaches_the_kernel_as_a_pair(session: Session) -> None:
 
 def test_baseline_set_from_the_kernel_recolours_an_open_explorer(session: Session, artifacts: Any) -> None:
     kernel = session.kernel
-    drawn = kernel.draws("w")
-    kernel.run("w.baseline = log_a\nw.overlay = 'delta'")
     root = session.root(1)
     root.scroll_into_view_if_needed()  # Model Explorer's frame redraws only in the viewport
+    drawn = kernel.draws("w")
+    # Marked before the change: a baseline's facts are set on the graph drawn, in the same frame.
+    root.locator("iframe.tlw-frame").evaluate("frame => { frame.tlwBeforeBaseline = true; }")
+    kernel.run("w.baseline = log_a\nw.overlay = 'delta'")
     expect(root.locator(".tlw-status")).to_contain_text("vs ", timeout=60_000)
     expect(root.locator(".tlw-overlay-select")).to_have_value("delta")
     kernel.wait_drawn("w", since=drawn, timeout=120)
+    assert root.locator("iframe.tlw-frame").evaluate("frame => !!frame.tlwBeforeBaseline"), "a new frame drew"
     frame = session.frame(1)
     open_info_panel(frame)  # its NODE DATA PROVIDERS section names the overlay
     expect(frame.get_by_text(kernel.value("w._overlay.provider")).first).to_be_visible(timeout=30_000)

@@ -49,7 +49,7 @@ describe("fetchDrawInputs", () => {
     const inputs = await pending;
     expect(inputs.viewer).toBe("model-explorer");
     expect(inputs.bundle.key).toBe(KEY);
-    expect((await inputs.graph).reply).toEqual({ kind: "model-explorer", label: "m", nodeData: null });
+    expect((await inputs.graph).reply).toEqual({ kind: "model-explorer", label: "m", nodeData: null, nodeAttributes: null });
     expect(opts.loading).toEqual(["model-explorer"]);
     expect(model.requests("assets")).toHaveLength(1);
   });

@@ -1,9 +1,9 @@
-"""Model Explorer as a viewer: its web assets, the graph model (graph_model.py) as it draws it (baseline
-facts on the nodes; highlights are marked by the browser), and the viewer source a widget asks."""
+"""Model Explorer as a viewer: its web assets, the graph model (graph_model.py) as it draws it, and the
+viewer source a widget asks. Highlights are marked and a baseline's facts set on the nodes by the
+browser, on the collection as exported."""
 
 from __future__ import annotations
 
-import copy
 import functools
 import re
 from collections.abc import Iterable, Mapping
@@ -17,7 +17,7 @@ from .._protocol import ModelExplorerGraph, Reply, Role
 from .._trace import drawn_id, record_for_label, resolve_name
 from .._viewer_versions import checked_version
 from ..diffing.baseline import BASELINE_ATTR_KEYS, BaselineFacts
-from ..graph_model import ModelExplorerPayload, NodeIndex, TraceGraph, validate
+from ..graph_model import ModelExplorerPayload, NodeIndex, TraceGraph
 
 if TYPE_CHECKING:
     from .._overlays import Overlay
@@ -92,18 +92,18 @@ def model_explorer_assets() -> AssetBundle:
 # ----- baseline ---------------------------------------------------------------------------------
 
 
-def with_baseline(collection: Mapping[str, Any], facts: BaselineFacts) -> dict[str, Any]:
-    """A copy of ``collection`` with the baseline's diff attributes on every node that has a row,
-    validated strict. Existing ``diff_*`` attributes are replaced, so annotating twice (or after a
-    baseline change) never doubles them. Raises PayloadValidationError if the validation fails."""
-    annotated = copy.deepcopy(dict(collection))
-    for graph in annotated.get("graphs", ()):
+def baseline_attributes(collection: Mapping[str, Any], facts: BaselineFacts) -> dict[str, Any]:
+    """The baseline's diff attributes of every node of ``collection`` that has a row, as the frame sets
+    them: graph id -> node id -> key -> value (only the facts a row carries, never a made-up zero)."""
+    attributes: dict[str, dict[str, dict[str, str]]] = {}
+    for graph in collection.get("graphs", ()):
         graph_id = str(graph.get("id"))
         for node in graph.get("nodes", ()):
-            attrs = [a for a in node.get("attrs", ()) if a.get("key") not in BASELINE_ATTR_KEYS]
-            node["attrs"] = attrs + facts.attrs(graph_id, str(node.get("id")))
-    validate(annotated)
-    return annotated
+            node_id = str(node.get("id"))
+            attrs = {attr["key"]: attr["value"] for attr in facts.attrs(graph_id, node_id)}
+            if attrs:
+                attributes.setdefault(graph_id, {})[node_id] = attrs
+    return attributes
 
 
 # ----- viewer source ------------------------------------------------------------------------------
@@ -119,7 +119,7 @@ class ModelExplorerSource:
         # torchlens exports; the app starts with the graph's ids when the graph lands.
         self._graph = graph
         self.baseline: BaselineFacts | None = None
-        self._annotated: tuple[BaselineFacts, bytes] | None = None
+        self._baseline_wire: tuple[BaselineFacts, bytes] | None = None
 
     @property
     def payload(self) -> ModelExplorerPayload:
@@ -138,23 +138,23 @@ class ModelExplorerSource:
         return model_explorer_assets()
 
     def graph(self, overlay: Overlay | None) -> Reply[ModelExplorerGraph]:
-        """The collection (the same bytes whatever is highlighted: the browser marks highlights on the
-        graph drawn, so a highlight or an overlay switch never lays it out again), and its node data."""
+        """The collection (the same bytes whatever is highlighted or compared: the browser marks
+        highlights and sets a baseline's facts on the graph drawn, so neither lays it out again), its
+        node data, and the baseline's node attributes."""
         header = ModelExplorerGraph(label=self.payload.label, encoding="gzip")
-        buffers = [self._wire()]
+        buffers = [self.payload.wire]
         if overlay is not None:  # loaded as Model Explorer node data: its heatmap, legend and values
             header["nodeData"] = {"name": overlay.provider}
             buffers.append(overlay.wire())
+        if self.baseline is not None:
+            header["nodeAttributes"] = {"keys": list(BASELINE_ATTR_KEYS)}
+            buffers.append(self._baseline_attributes_wire(self.baseline))
         return header, buffers
 
-    def _wire(self) -> bytes:
-        """The collection as sent: with the baseline's diff attributes on its nodes when one is set."""
-        if self.baseline is None:
-            return self.payload.wire
-        if self._annotated is None or self._annotated[0] is not self.baseline:
-            collection = with_baseline(self.payload.collection, self.baseline)  # validated strict
-            self._annotated = (self.baseline, gzip_json(collection))
-        return self._annotated[1]
+    def _baseline_attributes_wire(self, facts: BaselineFacts) -> bytes:
+        if self._baseline_wire is None or self._baseline_wire[0] is not facts:
+            self._baseline_wire = (facts, gzip_json(baseline_attributes(self.payload.collection, facts)))
+        return self._baseline_wire[1]
 
     def highlight_ids(self, labels: Iterable[str]) -> list[str]:
         """The node ids that mark ``labels``: each op's node (a module stands for the op it returned)."""
