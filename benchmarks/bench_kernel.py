@@ -53,6 +53,12 @@ def explored_first(log: Any, **options: Any) -> None:
     explored(log, **options)
 
 
+def shown_first(make: Callable[[], Any]) -> Any:
+    """shown(make()) for a trace explored for the first time: the widget exports, and keeps, its graph."""
+    _export_cache.clear()
+    return shown(make())
+
+
 def _rss() -> int:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):

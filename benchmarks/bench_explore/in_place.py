@@ -35,10 +35,11 @@ SAME_FRAME = """i => !!document.querySelectorAll('.jp-Notebook .jp-Cell')[i]
 OVERLAYS = ("time", "flops", "bytes", "")
 SETUP = """ref = tl.trace(model, x)  # a baseline of the same model and input: every difference is 0
 marked = [label for label in log.layer_labels[len(log.layer_labels) // 3:][:12]]"""
+# Each statement's row ("unbaseline": the baseline cleared, which Model Explorer draws anew).
 CHANGES = {
-    "overlay": [f"{{w}}.overlay = {overlay!r}" for overlay in OVERLAYS],
-    "baseline": ["{w}.baseline = ref", "{w}.baseline = None"],
-    "highlight": ["{w}.highlight(marked)", "{w}.highlight(None)"],
+    "overlay": [("overlay", f"{{w}}.overlay = {overlay!r}") for overlay in OVERLAYS],
+    "baseline": [("baseline", "{w}.baseline = ref"), ("unbaseline", "{w}.baseline = None")],
+    "highlight": [("highlight", "{w}.highlight(marked)"), ("highlight", "{w}.highlight(None)")],
 }
 
 
@@ -114,13 +115,14 @@ def in_place(results: Results, case: str, notebook: Notebook, repeat: int) -> No
     for viewer, cell, widget in viewers:
         notebook.page.locator(".jp-Notebook .jp-Cell").nth(cell).scroll_into_view_if_needed()
         for change, statements in CHANGES.items():
-            samples: list[float] = []
-            kept = 0
+            samples: dict[str, list[float]] = {}
+            kept: dict[str, int] = {}
             for _ in range(repeat):
-                for statement in statements:
+                for row, statement in statements:
                     timed = MARKS[viewer] if change == "highlight" else _timed
                     ms, same_frame = timed(notebook, cell, statement.format(w=widget))
-                    samples.append(ms)
-                    kept += same_frame
-            results.put(f"{viewer}_{change}", case, samples)
-            results.put(f"{viewer}_{change}_kept", case, f"{kept} of {len(samples)}")
+                    samples.setdefault(row, []).append(ms)
+                    kept[row] = kept.get(row, 0) + same_frame
+            for row, times in samples.items():
+                results.put(f"{viewer}_{row}", case, times)
+                results.put(f"{viewer}_{row}_kept", case, f"{kept[row]} of {len(times)}")

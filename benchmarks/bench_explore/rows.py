@@ -50,10 +50,12 @@ ROWS: list[tuple[str, str, str]] = [
     ("netron_click_round", "Netron click -> kernel -> browser status, ms", "ms"),
     ("mem_me", "kernel memory per ME widget, MB (tracemalloc)", "MB"),
     ("mem_me_rss", "kernel memory per ME widget, MB (RSS growth)", "MB"),
+    ("mem_me_later", "  a later ME widget of the same trace, MB (tracemalloc)", "MB"),
     ("mem_me_export", "kernel memory per bare export dict, MB (tracemalloc)", "MB"),
     ("mem_me_ratio", "  ratio ME widget / export dict", "x"),
     ("mem_netron", "kernel memory per Netron widget, MB (tracemalloc)", "MB"),
     ("mem_netron_rss", "kernel memory per Netron widget, MB (RSS growth)", "MB"),
+    ("mem_netron_later", "  a later Netron widget of the same trace, MB (tracemalloc)", "MB"),
     ("offline", "requests off this machine: notebook / ME page / Netron page", "n"),
     ("me_lab_ws_bytes", "ME JupyterLab: kernel-socket bytes received, first widget's cell", "B"),
     ("me_vscode_first", "ME VS Code host: cell -> rendered, first widget, ms", "ms"),
@@ -66,18 +68,24 @@ ROWS: list[tuple[str, str, str]] = [
     ("me_overlay", "ME drawn graph: overlay switch -> drawn, ms", "ms"),
     ("me_overlay_ratio", "  ratio / first widget", "x"),
     ("me_overlay_kept", "  drawn in the same frame", "n"),
-    ("me_baseline", "ME drawn graph: baseline set or cleared -> drawn, ms", "ms"),
+    ("me_baseline", "ME drawn graph: baseline set -> drawn, ms", "ms"),
     ("me_baseline_ratio", "  ratio / first widget", "x"),
     ("me_baseline_kept", "  drawn in the same frame", "n"),
+    ("me_unbaseline", "ME drawn graph: baseline cleared -> drawn, ms", "ms"),
+    ("me_unbaseline_ratio", "  ratio / first widget", "x"),
+    ("me_unbaseline_kept", "  drawn in the same frame", "n"),
     ("me_highlight", "ME drawn graph: highlight (12 ops) or clear -> drawn, ms", "ms"),
     ("me_highlight_ratio", "  ratio / first widget", "x"),
     ("me_highlight_kept", "  drawn in the same frame", "n"),
     ("netron_overlay", "Netron drawn graph: overlay switch -> drawn, ms", "ms"),
     ("netron_overlay_ratio", "  ratio / first widget", "x"),
     ("netron_overlay_kept", "  drawn in the same frame", "n"),
-    ("netron_baseline", "Netron drawn graph: baseline set or cleared -> drawn, ms", "ms"),
+    ("netron_baseline", "Netron drawn graph: baseline set -> drawn, ms", "ms"),
     ("netron_baseline_ratio", "  ratio / first widget", "x"),
     ("netron_baseline_kept", "  drawn in the same frame", "n"),
+    ("netron_unbaseline", "Netron drawn graph: baseline cleared -> drawn, ms", "ms"),
+    ("netron_unbaseline_ratio", "  ratio / first widget", "x"),
+    ("netron_unbaseline_kept", "  drawn in the same frame", "n"),
     ("netron_highlight", "Netron drawn graph: highlight (12 ops) or clear -> drawn, ms", "ms"),
     ("netron_highlight_ratio", "  ratio / first widget", "x"),
     ("netron_highlight_kept", "  drawn in the same frame", "n"),
@@ -101,7 +109,7 @@ RATIOS = {
     **{
         f"{viewer}_{change}_ratio": (f"{viewer}_{change}", f"{viewer}_first")
         for viewer in ("me", "netron")
-        for change in ("overlay", "baseline", "highlight")
+        for change in ("overlay", "baseline", "unbaseline", "highlight")
     },
 }
 # A reader runs the next cell seconds after the last graph drew: by then a Model Explorer app is

@@ -68,7 +68,8 @@ def run_case(
             ):
                 python_side(results, case, kernel, settings.repeat)
         if "memory" in parts:
-            rows = ("mem_me", "mem_me_rss", "mem_me_export", "mem_netron", "mem_netron_rss")
+            rows = ("mem_me", "mem_me_rss", "mem_me_later", "mem_me_export", "mem_netron", "mem_netron_rss")
+            rows = (*rows, "mem_netron_later")
             with step(results, case, rows):
                 kernel_memory(results, case, kernel, settings.widgets)
         if "inline" in parts:
@@ -76,7 +77,7 @@ def run_case(
                 inline(results, case, notebook, server, name, settings.repeat)
         # On the widgets inline() drew last, as they first drew (before clicks expand layers).
         if "inplace" in parts:
-            changes = ("overlay", "baseline", "highlight")
+            changes = ("overlay", "baseline", "unbaseline", "highlight")
             with step(results, case, tuple(f"{v}_{c}" for v in ("me", "netron") for c in changes)):
                 in_place(results, case, notebook, settings.repeat)
         if "inline" in parts:

@@ -20,7 +20,9 @@ NOTES = """\
   until the status line shows the label the kernel sent back. Both viewers' frames are sandboxed and
   run in a process of their own, so their drawing after a click does not hold the page's status line.
 - memory: per widget (its graph answered once, as when displayed), several alive at once, after one
-  made and dropped (one-time caches not counted); tracemalloc = Python heap, RSS = resident growth.
+  made and dropped (one-time caches not counted); each of a trace explored the first time (it exports
+  and keeps its graph), and "later" of a trace already explored (it shares that export);
+  tracemalloc = Python heap, RSS = resident growth.
 - requests off this machine: none are let out; the served pages' are answered empty in the browser.
 - VS Code host: VS Code's ipywidgets 8 manager (@vscode/jupyter-ipywidgets8) in a cross-site sandboxed
   webview; every kernel message reaches it as JSON (binary frames as arrays of byte values), as VS
