@@ -155,6 +155,14 @@ export function createViewer(
         const nextReply = expect(next.reply, "netron");
         const ends = redraws.started();
         if (sameBytes(shown, next.buffers)) return { drawn: frame.repaint(nextReply.overlay).finally(() => ends()) };
+        if (next.buffers.length === 2 && sameBytes(shown.slice(0, 1), next.buffers.slice(0, 1))) {
+          // The same model, a new companion (a baseline's rows): attached to the graph on screen.
+          shown = copies(next.buffers);
+          const drawn = gunzip(next.buffers[1])
+            .then((bytes) => frame.repaint(nextReply.overlay, { identifier: nextReply.attachment, bytes }))
+            .finally(() => ends());
+          return { drawn };
+        }
         shown = copies(next.buffers);
         const drawn = netronFiles(nextReply, next.buffers)
           .then(({ model, attachment }) => {

@@ -147,16 +147,23 @@ export class NetronFrame extends FrameBridge {
   }
 
   /**
-   * Recolours the graph on screen with `overlay` (an overlay switch: the graph is the same), with no
-   * open and no layout, so zoom, drill-down and selection stay; resolves with ms until painted.
+   * Recolours the graph on screen with `overlay` (an overlay switch: the graph is the same) and
+   * attaches `attachment` to it if given (a baseline's rows changed: Netron's own attach, as for a
+   * companion dropped on an open model), with no open and no layout, so zoom, drill-down and
+   * selection stay; resolves with ms until painted.
    */
-  repaint(overlay: NetronOverlay | null): Promise<number> {
+  repaint(overlay: NetronOverlay | null, attachment?: NetronModelFile): Promise<number> {
     this.overlay = overlay;
     if (this.startFailure) return Promise.reject(this.startFailure);
     const id = ++this.nextId;
     const done = new Promise<number>((resolve, reject) => this.opens.set(id, { started: performance.now(), resolve, reject }));
-    const message: frame.NetronRepaintMessage = { cmd: frame.NETRON_REPAINT, id, overlay };
-    if (this.ready) this.post({ ...message });
+    const message: frame.NetronRepaintMessage = {
+      cmd: frame.NETRON_REPAINT,
+      id,
+      overlay,
+      attachment: attachment ? transferable(attachment) : null,
+    };
+    if (this.ready) this.post({ ...message }, message.attachment ? [message.attachment.bytes] : []);
     else this.queuedRepaints.push(message);
     return done;
   }

@@ -141,10 +141,17 @@ export class WidgetFrame {
     this.painter.set(message.overlay, this.view.target);
   }
 
-  /** Recolours the graph on screen (after any open in flight), keeping its layout, zoom and selection. */
+  /**
+   * Recolours the graph on screen (after any open in flight), and attaches its new companion if sent,
+   * keeping its layout, zoom and selection (the sidebar shows the new rows from the next selection on).
+   */
   repaint(message: NetronRepaintMessage): Promise<void> {
     return this.serial(async () => {
       const started = performance.now();
+      if (message.attachment && !(await this.view.attach(this.host.context(message.attachment)))) {
+        post({ cmd: NETRON_FAILED, id: message.id, message: `Netron did not take ${message.attachment.identifier} as a companion.` });
+        return;
+      }
       this.painter.set(message.overlay, this.view.target);
       await nextPaint(); // drawn means painted, as for an open
       const nodes = this.view.activeTarget?.nodes.length ?? 0;

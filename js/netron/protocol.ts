@@ -131,6 +131,8 @@ export interface NetronRepaintMessage {
   cmd: typeof NETRON_REPAINT;
   id: number;
   overlay: NetronOverlay | null;
+  /** A new metrics companion for the model on screen (a baseline's rows changed), attached in place. */
+  attachment: NetronFile | null;
 }
 
 export interface NetronHighlightMessage {

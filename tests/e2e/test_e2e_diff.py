@@ -34,12 +34,13 @@ with torch.no_grad():
     log_nan = tl.trace(broken, tokens)
 n = tlw.diff(log_a, log_nan, height=600)
 n""",
+    'wn = tlw.explore(log_b, viewer="netron", height=520)\nwn',
 ]
 
 
 @pytest.fixture(scope="module")
 def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[Session]:
-    with notebook_session(jupyter_lab, browser, "diff.ipynb", CELLS, widgets=3) as (page, kernel):
+    with notebook_session(jupyter_lab, browser, "diff.ipynb", CELLS, widgets=4) as (page, kernel):
         yield Session(page, kernel)
 
 
@@ -138,6 +139,31 @@ def test_a_diff_of_a_run_that_went_nan_draws_and_says_nan(session: Session, arti
     expect(difference).to_have_attribute("data-kind", "difference", timeout=30_000)
     expect(difference).to_contain_text("NaN")
     root.screenshot(path=str(artifacts / "diff-nan.png"))
+
+
+def test_baseline_set_in_netron_keeps_the_graph_drawn(session: Session, artifacts: Any) -> None:
+    kernel = session.kernel
+    kernel.wait_ready("wn")
+    root = session.root(3)
+    root.scroll_into_view_if_needed()
+    frame = session.frame(3)
+    expect(frame.locator("g.node").first).to_be_visible(timeout=30_000)
+    drawn = kernel.draws("wn")
+    # Marked before the change: the companion with the baseline's rows is attached to the graph on
+    # screen, so the frame and its drawn SVG are the ones from before.
+    root.locator("iframe.tlw-frame").evaluate("frame => { frame.tlwBeforeBaseline = true; }")
+    frame.locator("#canvas").evaluate("svg => { svg.tlwBeforeBaseline = true; }")
+    kernel.run("wn.baseline = log_a")
+    kernel.wait_drawn("wn", since=drawn, timeout=120)
+    assert root.locator("iframe.tlw-frame").evaluate("frame => !!frame.tlwBeforeBaseline"), "a new frame drew"
+    assert frame.locator("#canvas").evaluate("svg => !!svg.tlwBeforeBaseline"), "the graph was opened again"
+    expect(root.locator(".tlw-status")).to_contain_text("vs ", timeout=30_000)
+    # The next selection's sidebar carries the baseline's rows beside torchlens' own.
+    kernel.run("wn.select(log_b.modules['transformer.h.1.mlp.c_fc'].output_ops[0])")
+    sidebar = frame.locator("#sidebar-content")
+    expect(sidebar.get_by_role("textbox", name="diff status")).to_be_visible(timeout=30_000)
+    expect(sidebar).to_contain_text("changed")
+    root.screenshot(path=str(artifacts / "netron-baseline.png"))
 
 
 def test_page_made_no_request_off_this_machine(session: Session) -> None:
