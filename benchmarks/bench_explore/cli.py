@@ -29,8 +29,9 @@ def main() -> None:
     parts = tuple(part.strip() for part in arguments.parts.split(",") if part.strip())
     if set(parts) - set(PARTS):
         parser.error(f"unknown parts {sorted(set(parts) - set(PARTS))}; choose from {', '.join(PARTS)}")
-    if "inplace" in parts and "inline" not in parts:
-        parser.error("--parts inplace times changes on the widgets that inline draws: add inline")
+    for part in ("inplace", "expand"):
+        if part in parts and "inline" not in parts:
+            parser.error(f"--parts {part} times changes on the widgets that inline draws: add inline")
     cases = [case.strip() for case in arguments.cases.split(",") if case.strip()]
     unknown = [case for case in cases if case not in CASES]
     if unknown:

@@ -89,6 +89,12 @@ ROWS: list[tuple[str, str, str]] = [
     ("netron_highlight", "Netron drawn graph: highlight (12 ops) or clear -> drawn, ms", "ms"),
     ("netron_highlight_ratio", "  ratio / first widget", "x"),
     ("netron_highlight_kept", "  drawn in the same frame", "n"),
+    ("me_expand", "ME inline: layers expanded to an op inside (its select) -> drawn, ms", "ms"),
+    ("me_expand_served", "ME served page: the same -> drawn, ms", "ms"),
+    ("me_expand_ratio", "  ratio widget / served page", "x"),
+    ("netron_expand", "Netron inline: a module call's body opened -> drawn, ms", "ms"),
+    ("netron_expand_served", "Netron served page: the same -> drawn, ms", "ms"),
+    ("netron_expand_ratio", "  ratio widget / served page", "x"),
 ]
 
 RATIOS = {
@@ -106,6 +112,8 @@ RATIOS = {
     "netron_total_ratio": ("netron_first", "netron_served_total"),
     "me_vscode_time_ratio": ("me_vscode_first", "me_first"),
     "me_vscode_bytes_ratio": ("me_vscode_bytes", "me_lab_ws_bytes"),
+    "me_expand_ratio": ("me_expand", "me_expand_served"),
+    "netron_expand_ratio": ("netron_expand", "netron_expand_served"),
     **{
         f"{viewer}_{change}_ratio": (f"{viewer}_{change}", f"{viewer}_first")
         for viewer in ("me", "netron")

@@ -10,6 +10,7 @@ from typing import Any
 
 from benchmarks.bench_explore.cells import CELLS, REPO, SETUP
 from benchmarks.bench_explore.clicks import clicks
+from benchmarks.bench_explore.expand import expand
 from benchmarks.bench_explore.in_place import in_place
 from benchmarks.bench_explore.kernel_side import kernel_memory, python_side
 from benchmarks.bench_explore.notebook import Notebook, count_socket_bytes, inline
@@ -30,7 +31,7 @@ from tests.helpers.vscode_host.host import VSCodeHost
 
 # The kernel-side rows of each viewer: explore() first, re-run, and torchlens' bare export.
 PY = ("", "_rerun", "_export")
-PARTS = ("python", "memory", "inline", "inplace", "served", "vscode")
+PARTS = ("python", "memory", "inline", "inplace", "expand", "served", "vscode")
 
 
 @dataclass(frozen=True)
@@ -80,11 +81,15 @@ def run_case(
             changes = ("overlay", "baseline", "unbaseline", "highlight")
             with step(results, case, tuple(f"{v}_{c}" for v in ("me", "netron") for c in changes)):
                 in_place(results, case, notebook, settings.repeat)
+        # Module groups opened on the drawn graphs, then the same in the served pages (below).
+        expand_targets = expand(results, case, notebook, settings.repeat) if "expand" in parts else None
         if "inline" in parts:
             clicks(results, case, notebook, settings.clicks)
         off_notebook = len({url for url in requests if not is_loopback_url(url)})
         off_me, off_netron = (
-            served(results, case, browser, kernel, settings.repeat) if "served" in parts else (0, 0)
+            served(results, case, browser, kernel, settings.repeat, expand_targets)
+            if "served" in parts
+            else (0, 0)
         )
         results.put("offline", case, f"{off_notebook} / {off_me} / {off_netron}")
         if "vscode" in parts:

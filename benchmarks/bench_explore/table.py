@@ -28,7 +28,16 @@ NOTES = """\
   webview; every kernel message reaches it as JSON (binary frames as arrays of byte values), as VS
   Code's IPC carries them. Cell -> rendered as for JupyterLab (first explorer on a fresh page). Bytes:
   JSON the webview received during that cell; JupyterLab: kernel websocket frames the page received
-  during its first explorer's cell (both include every message of that window, not only buffers)."""
+  during its first explorer's cell (both include every message of that window, not only buffers).
+- drawn graph (overlay, baseline, highlight): from the kernel running the change to the view's next
+  draw (its draw counter; a highlight: until its marks are painted), on the widgets first drawn, each
+  after the page was quiet 4 s; "same frame": the frame element marked before the change is still
+  there (no new frame, no app boot). A baseline is a second trace of the same model and input.
+- expanded / opened: the same script in the widget's frame and in the served page, on the graph as
+  first drawn, each after the page was quiet 4 s. Model Explorer: its own select-node message for an op
+  inside collapsed layers (in a different block each time) until those layers are expanded in the graph
+  its renderer draws and two frames painted; Netron: a click on the "show function" icon of the root
+  graph's biggest module call until its body is laid out and painted (then back)."""
 
 
 def table(results: Results, cases: list[str]) -> str:

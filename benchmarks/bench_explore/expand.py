@@ -1,0 +1,130 @@
+"""A module group opened on a drawn graph, in the widget's frame and in the viewer's own served page, by
+the same script inside each page: Model Explorer reveals an op inside collapsed layers (its own
+select-node message, which expands every layer on the way), Netron opens a module call's body (a click
+on its box's "show function" icon, then back). Timed inside the page, until painted."""
+
+from __future__ import annotations
+
+import time
+
+from benchmarks.bench_explore.cells import ME_CELL, NETRON_CELL
+from benchmarks.bench_explore.in_place import QUIET_S
+from benchmarks.bench_explore.notebook import Notebook
+from benchmarks.bench_explore.page_scripts import RENDER_TIMEOUT_MS
+from benchmarks.bench_explore.results import Results, step
+from tests.helpers.harness import KernelAccess
+
+# Model Explorer: ms from its select-node message for `nodeId` until every layer holding it is expanded
+# in the graph the renderer draws and two frames painted. Refuses a node already shown.
+ME_EXPAND = f"""async (nodeId) => {{
+  const renderer = window.me_test?.renderers?.['0'];
+  if (!renderer) throw new Error('no Model Explorer renderer on this page');
+  const shown = () => {{
+    const graph = renderer.curModelGraph;
+    const node = graph?.nodesById[nodeId];
+    if (!node) return false;
+    for (let parent = node.nsParentId; parent; parent = graph.nodesById[parent]?.nsParentId) {{
+      if (!graph.nodesById[parent]?.expanded) return false;
+    }}
+    return true;
+  }};
+  if (shown()) throw new Error(nodeId + ' is shown already: nothing to expand');
+  const started = performance.now();
+  window.postMessage({{cmd: 'model-explorer-select-node-by-node-id', nodeId}}, '*');
+  await new Promise((resolve, reject) => {{
+    const poll = () => {{
+      if (shown()) requestAnimationFrame(() => requestAnimationFrame(resolve));
+      else if (performance.now() - started > {RENDER_TIMEOUT_MS}) reject(new Error(nodeId + ' never shown'));
+      else requestAnimationFrame(poll);
+    }};
+    poll();
+  }});
+  return performance.now() - started;
+}}"""
+
+# Netron: ms from a click on the "show function" icon of the box `name` on the root graph until its
+# body is laid out on a new canvas and painted; then back to the root graph (not timed).
+NETRON_EXPAND = f"""async (name) => {{
+  const laidOut = (before) => new Promise((resolve, reject) => {{
+    const started = performance.now();
+    const poll = () => {{
+      const canvas = document.getElementById('canvas');
+      const drawn = canvas && canvas !== before && document.body.classList.contains('default')
+        && canvas.querySelector('g.node[transform]');
+      if (drawn) requestAnimationFrame(() => requestAnimationFrame(resolve));
+      else if (performance.now() - started > {RENDER_TIMEOUT_MS}) reject(new Error(name + ' never drawn'));
+      else requestAnimationFrame(poll);
+    }};
+    poll();
+  }});
+  const box = document.getElementById('node-name-' + name);
+  const icons = box ? [...box.querySelectorAll('.node-item-type')] : [];
+  const icon = icons.find((item) => item.querySelector('text')?.textContent === '\\u0192');
+  if (!icon) throw new Error('no module-call box ' + name + ' with a body on the graph drawn');
+  const root = document.getElementById('canvas');
+  const started = performance.now();
+  icon.dispatchEvent(new MouseEvent('click', {{bubbles: true}}));
+  await laidOut(root);
+  const ms = performance.now() - started;
+  const opened = document.getElementById('canvas');
+  const back = document.getElementById('toolbar-path-back-button');
+  back.dispatchEvent(new MouseEvent('click', {{bubbles: true}}));
+  await laidOut(opened);
+  return ms;
+}}"""
+
+
+def me_expand_targets(kernel: KernelAccess, count: int) -> list[str]:
+    """Ops in ``count`` different blocks (from a third of the way down the graph), each as deep as any
+    in its block: revealing one expands layers none of the others did. A block is an op's namespace
+    cut to its first three layers ("transformer/h/3", "encoder/layer/1"), or fewer where the model
+    nests less ("blocks/7")."""
+    nodes = kernel.value(
+        "[(n['id'], n['namespace']) for n in me._source.payload.collection['graphs'][0]['nodes']]"
+    )
+    for depth in (3, 2, 1):
+        blocks: dict[str, list[tuple[str, str]]] = {}
+        for node_id, namespace in nodes:
+            layers = namespace.split("/")
+            if namespace and len(layers) >= depth:
+                blocks.setdefault("/".join(layers[:depth]), []).append((node_id, namespace))
+        chosen = list(blocks.values())[len(blocks) // 3 :][:count]
+        if len(chosen) == count:
+            return [max(ops, key=lambda op: op[1].count("/"))[0] for ops in chosen]
+    raise RuntimeError(f"the graph has too few layer groups to expand {count} of them")
+
+
+def netron_expand_target(kernel: KernelAccess) -> str:
+    """The module call on Netron's root graph with the most boxes inside: the biggest body to open."""
+    return kernel.value(
+        "(lambda inside: max((e for e in nt._source.index if not e.graph and e.module_address), "
+        "key=lambda e: inside[e.node_id]).node_id)"
+        "(__import__('collections').Counter(e.graph for e in nt._source.index))"
+    )
+
+
+def timed_in_widget(notebook: Notebook, cell: int, script: str, targets: list[str]) -> list[float]:
+    """``script`` (an async function of one target, resolving with ms) run on each target in turn
+    inside the viewer frame of the widget in ``cell``, each once the page has been quiet (as a reader
+    acts on a drawn graph, not while the page still parks an app for the next explorer)."""
+    notebook.page.locator(".jp-Notebook .jp-Cell").nth(cell).scroll_into_view_if_needed()
+    frame = notebook.page.locator(".jp-Notebook .jp-Cell").nth(cell).locator("iframe.tlw-frame").content_frame
+    times = []
+    for target in targets:
+        time.sleep(QUIET_S)
+        times.append(frame.locator("body").evaluate(f"(_, target) => ({script})(target)", target))
+    return times
+
+
+def expand(results: Results, case: str, notebook: Notebook, repeat: int) -> tuple[list[str], str]:
+    """Times the expands in both widgets (the page inline() left); returns the targets, for the served
+    pages to time the same."""
+    kernel = notebook.kernel
+    me_targets = me_expand_targets(kernel, repeat)
+    netron_target = netron_expand_target(kernel)
+    with step(results, case, ("me_expand",)):
+        results.put("me_expand", case, timed_in_widget(notebook, ME_CELL, ME_EXPAND, me_targets))
+    with step(results, case, ("netron_expand",)):
+        targets = [netron_target] * repeat
+        results.put("netron_expand", case, timed_in_widget(notebook, NETRON_CELL, NETRON_EXPAND, targets))
+    return me_targets, netron_target
