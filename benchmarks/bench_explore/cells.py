@@ -20,7 +20,8 @@ clicks, started = [], {{}}"""
 
 
 def widget_cell(key: str, call: str) -> str:
-    return f"started[{key!r}] = time.time()\n{key} = {call}\n{key}"
+    """The cell of widget ``key``: when it started and when ``call`` returned (the rest is the page's)."""
+    return f"started[{key!r}] = time.time()\n{key} = {call}\nstarted[{key + '_made'!r}] = time.time()\n{key}"
 
 
 CELLS = [widget_cell("me", "tlw.explore(log)"), widget_cell("nt", "tlw.explore(log, viewer='netron')")]

@@ -19,9 +19,11 @@ class Notebook:
     kernel: KernelAccess
     socket_bytes: list[int] = field(default_factory=lambda: [0])  # kernel websocket frames received
 
-    def cell_to_render_ms(self, cell: int, key: str) -> tuple[float, float]:
-        """Runs ``cell`` from the page: ms from the cell's first line to the graph drawn, and the part of
-        that spent in the browser once the viewer's assets and graph were in the page."""
+    def cell_to_render_ms(self, cell: int, key: str) -> dict[str, float]:
+        """Runs ``cell`` from the page: ms from the cell's first line to the graph drawn ("") and its
+        parts: the kernel until explore() returned ("_kernel"), until the view asked for its graph
+        ("_display"), until the graph (and the viewer's assets) were in the page ("_fetch"), until
+        drawn ("_browser")."""
         self.page.evaluate(FORGET_TIMINGS, cell)
         self.page.evaluate(RUN_CELL, cell)
         timings = self.page.wait_for_function(
@@ -29,8 +31,15 @@ class Notebook:
         ).json_value()
         if "error" in timings:
             raise RuntimeError(timings["error"])
-        total = float(timings["renderedAt"]) - self.kernel.value(f"started[{key!r}]") * 1000
-        return total, float(timings["renderMs"])
+        started, made = (self.kernel.value(f"started[{k!r}]") * 1000 for k in (key, f"{key}_made"))
+        asked, landed = float(timings["drawStartedAt"]), float(timings["graphLandedAt"])
+        return {
+            "": float(timings["renderedAt"]) - started,
+            "_kernel": made - started,
+            "_display": asked - made,
+            "_fetch": landed - asked,
+            "_browser": float(timings["renderMs"]),
+        }
 
 
 def inline(
@@ -49,11 +58,12 @@ def inline(
                 if order == "first":  # a trace explored for the first time: torchlens exports it
                     kernel.run("_export_cache.clear()")
                 socket_before = notebook.socket_bytes[0]
-                total, browser = notebook.cell_to_render_ms(cell, key)
+                parts = notebook.cell_to_render_ms(cell, key)
                 if (viewer, order) == ("me", "first"):
                     samples.setdefault("me_lab_ws_bytes", []).append(notebook.socket_bytes[0] - socket_before)
-                samples.setdefault(f"{viewer}_{order}", []).append(total)
-                samples.setdefault(f"{viewer}_{order}_browser", []).append(browser)
+                for part, ms in parts.items():
+                    if part in ("", "_browser") or order == "first":
+                        samples.setdefault(f"{viewer}_{order}{part}", []).append(ms)
                 if order != "next":  # the same graph as the later widget's
                     results.values.setdefault(f"{viewer}_bytes_{order}", {})[case] = kernel.value(
                         f"{key}.bytes_sent"

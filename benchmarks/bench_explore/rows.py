@@ -15,6 +15,9 @@ ROWS: list[tuple[str, str, str]] = [
     ("py_netron_ratio", "  ratio explore / export", "x"),
     ("py_netron_rerun", "Python: the same, re-run (the export kept), ms", "ms"),
     ("me_first", "ME inline: cell -> rendered, first widget, ms", "ms"),
+    ("me_first_kernel", "  of which the kernel: cell start -> explore() returned", "ms"),
+    ("me_first_display", "  of which -> the view asks for its graph (display, widget made)", "ms"),
+    ("me_first_fetch", "  of which -> graph in page (reply, assets, transfer, decode)", "ms"),
     ("me_first_browser", "  of which graph in page -> drawn", "ms"),
     ("me_later", "ME inline: cell -> rendered, later widget, ms", "ms"),
     ("me_later_browser", "  of which graph in page -> drawn", "ms"),
@@ -28,6 +31,9 @@ ROWS: list[tuple[str, str, str]] = [
     ("me_served_total", "ME served: export + server start + page, ms", "ms"),
     ("me_total_ratio", "  ratio first widget / export + server + page", "x"),
     ("netron_first", "Netron inline: cell -> rendered, first widget, ms", "ms"),
+    ("netron_first_kernel", "  of which the kernel: cell start -> explore() returned", "ms"),
+    ("netron_first_display", "  of which -> the view asks for its graph (display, widget made)", "ms"),
+    ("netron_first_fetch", "  of which -> graph in page (reply, assets, transfer, decode)", "ms"),
     ("netron_first_browser", "  of which graph in page -> drawn", "ms"),
     ("netron_later", "Netron inline: cell -> rendered, later widget, ms", "ms"),
     ("netron_later_browser", "  of which graph in page -> drawn", "ms"),
@@ -126,13 +132,15 @@ NEXT_CELL_PAUSE_S = 3.0
 # Which widgets inline() times, per viewer: the first on a fresh page, a later one run at once, and
 # (Model Explorer, which parks an app) a next one run NEXT_CELL_PAUSE_S after the last drew.
 INLINE_ORDERS = {"me": ("first", "later", "next"), "netron": ("first", "later")}
+# The parts of a first widget's cell -> rendered before its graph is in the page (notebook.py).
+FIRST_PARTS = ("_kernel", "_display", "_fetch")
 # What inline() measures: cell -> rendered (and its browser part), bytes sent, per viewer and order.
 INLINE_ROWS = tuple(
     f"{viewer}_{measure}{order}{part}"
     for viewer, orders in INLINE_ORDERS.items()
     for order in orders
-    for measure, part in (("", ""), ("", "_browser"), ("bytes_", ""))
-    if not (order == "next" and measure)
+    for measure, part in (("", ""), ("", "_browser"), ("bytes_", ""), *(("", p) for p in FIRST_PARTS))
+    if not (order == "next" and measure) and (part not in FIRST_PARTS or order == "first")
 )
 # The served viewers end to end, from a trace in the kernel (netron.serve starts in-process at once).
 SUMS = {

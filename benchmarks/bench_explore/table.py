@@ -8,7 +8,10 @@ from benchmarks.bench_explore.rows import ROWS
 NOTES = """\
 - inline, cell -> rendered: from the cell's first line (so explore() included) to the graph drawn in the
   page; "graph in page -> drawn" is the browser's part once assets and graph arrived. Every repeat opens
-  a fresh page, so the first widget's viewer assets cross the widget channel each time.
+  a fresh page, so the first widget's viewer assets cross the widget channel each time. A first
+  widget's time is split: the kernel until explore() returned; until the view asked for its graph (the
+  display message, the widget model, the view made); until the graph and the viewer's assets were in
+  the page (the kernel's graph reply, the transfer, gunzip); until drawn.
 - served, page -> rendered: a fresh browser context (empty cache) opens the page of a server already
   running on a file already written; "export + ..." adds the bare torchlens export (and for Model
   Explorer its server's start). Netron's page gets a consent cookie (a returning visitor), and does not
