@@ -141,7 +141,7 @@ def test_a_diff_of_a_run_that_went_nan_draws_and_says_nan(session: Session, arti
     root.screenshot(path=str(artifacts / "diff-nan.png"))
 
 
-def test_baseline_set_in_netron_keeps_the_graph_drawn(session: Session, artifacts: Any) -> None:
+def test_baseline_set_and_cleared_in_netron_keeps_the_graph_drawn(session: Session, artifacts: Any) -> None:
     kernel = session.kernel
     kernel.wait_ready("wn")
     root = session.root(3)
@@ -164,6 +164,13 @@ def test_baseline_set_in_netron_keeps_the_graph_drawn(session: Session, artifact
     expect(sidebar.get_by_role("textbox", name="diff status")).to_be_visible(timeout=30_000)
     expect(sidebar).to_contain_text("changed")
     root.screenshot(path=str(artifacts / "netron-baseline.png"))
+    # Cleared, the companion keeps torchlens' own rows: attached in place as well.
+    drawn = kernel.draws("wn")
+    frame.locator("#canvas").evaluate("svg => { svg.tlwBeforeClear = true; }")
+    kernel.run("wn.baseline = None")
+    kernel.wait_drawn("wn", since=drawn, timeout=120)
+    assert frame.locator("#canvas").evaluate("svg => !!svg.tlwBeforeClear"), "the graph was opened again"
+    expect(root.locator(".tlw-status")).not_to_contain_text("vs ")
 
 
 def test_page_made_no_request_off_this_machine(session: Session) -> None:
