@@ -208,12 +208,10 @@ export function createViewer(
     frame,
     async (next) => {
       // Other graphs (another trace, another granularity): a fresh frame keeps the app's view state
-      // consistent with the new collection. So does a baseline cleared (see attributeChanges).
+      // consistent with the new collection.
       if (!sameBytes(shown, paneBuffers(next))) return null;
       const attributes = await modelExplorerAttributes(next);
-      const changes = attributeChanges(shownAttributes, attributes);
-      if (!changes) return null;
-      const recoloured = frame.recolour(modelExplorerNodeData(next), changes);
+      const recoloured = frame.recolour(modelExplorerNodeData(next), attributeChanges(shownAttributes, attributes));
       if (!recoloured) return null;
       shownAttributes = attributes;
       const ends = redraws.started();

@@ -53,6 +53,12 @@ INTERNALS = {
     "a renderer holds the worker service": r"workerService=S\(\w+\)",
     "the collections the app loaded": r"curGraphCollections=\w+\(\[\]\)",
     "a renderer's own graph": r"this\.curModelGraph=",
+    # A baseline cleared leaves {type: "tlw-cleared"} in the worker's copy (CLEARED_ATTRIBUTE): the
+    # search and the node styler read an attribute that is no string only by its own known types.
+    "a node's attributes read as strings, other values only by known type": (
+        r"Object\.entries\(\w+\.attrs\|\|\{\}\)\)if\(typeof (\w+)==\"string\"\)\w+\[\w+\]=\1;"
+        r"else switch\(\1\.type\)\{case [\w$]+\.NODE_IDS:.{0,60}default:break\}"
+    ),
 }
 
 # What the layout worker does with that message: merge, keyed by pane (its copy is what an expand returns).
@@ -60,6 +66,10 @@ WORKER_INTERNALS = {
     "the worker merges the attributes into its copy of the node": r"case 12:\{let (\w+)=\w+\("
     r"\w+\.modelGraphId,"
     r"\w+\.paneId\);.{0,80}\.attrs=\{\.\.\.\w+\.attrs,\.\.\.\w+\.attrs\}",
+    # What it sizes a node's attribute table by: strings only, so a cleared one takes no room.
+    "the worker's node attribute table takes only strings": r"let (\w+)=\w+\.attrs\|\|\{\},\w+=\[\],"
+    r"\w+=new RegExp\(\w+,\"i\"\);for\(let (\w+) of Object\.keys\(\1\)\)\{let \w+=\2,(\w+)=\1\[\2\];"
+    r"if\(typeof \3==\"string\"\)",
 }
 
 

@@ -24,6 +24,14 @@ export interface CollectionGraph {
  */
 export const UPDATE_NODE_ATTRIBUTES_EVENT = 12;
 
+/**
+ * What the worker's copy of a node is given for an attribute removed: the worker only merges, so the key
+ * stays, with a value every reader of that copy skips (they read strings, and of other values only
+ * the app's own typed ones; null would throw where they read its type). The info panel reads the
+ * pane's graph, where the key is really removed.
+ */
+export const CLEARED_ATTRIBUTE = { type: "tlw-cleared" } as const;
+
 /** The app's node-data service (its runs of per-node data, one selected per pane). */
 export interface NodeDataService {
   runs(): Record<string, { collectionId: string }>;

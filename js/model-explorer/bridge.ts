@@ -15,7 +15,7 @@ import { filesWithRole, textWithRole, type AssetBundle } from "../assets";
 import { FrameBridge, type FrameMessage } from "../frame-bridge";
 import { makeNonce } from "../csp";
 import { buildDocument, encodeQuery, inlineStyles, JSON_ADAPTER, type StartQuery } from "./document";
-import type { NodeAttributes } from "./node-attributes";
+import type { AttributeChanges } from "./node-attributes";
 import {
   SHIM_ESCAPE,
   SHIM_FIT,
@@ -269,11 +269,11 @@ export class ModelExplorerFrame extends FrameBridge {
 
   /**
    * Colours the graph drawn now with `nodeData` and sets `attributes` on its nodes (an overlay switch,
-   * a baseline set: the caller has checked that the graphs are the ones shown), keeping the layout,
+   * a baseline set or cleared: the caller has checked that the graphs are the ones shown), keeping the layout,
    * zoom and selection. Resolves with the milliseconds
    * until the canvas showed it; null before the first graph is drawn (then a new frame draws it).
    */
-  recolour(nodeData: Promise<NodeDataFile[]>, attributes: NodeAttributes = {}): Promise<number> | null {
+  recolour(nodeData: Promise<NodeDataFile[]>, attributes: AttributeChanges = {}): Promise<number> | null {
     const shown = this.graph;
     if (!this.drawn || !shown) return null;
     const id = ++this.nextRecolour;

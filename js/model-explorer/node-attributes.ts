@@ -1,10 +1,12 @@
 // A baseline's facts as Model Explorer node attributes. The kernel sends them beside the collection,
-// not in it, so a baseline set or changed sends the graph on screen again: the frame sets them on the
-// nodes drawn (shim-recolour.ts) instead of laying the graph out again. A first draw has them merged
-// into the collection it loads.
+// not in it, so a baseline set, changed or cleared sends the graph on screen again: the frame sets or
+// removes them on the nodes drawn (shim-recolour.ts) instead of laying the graph out again. A first
+// draw has them merged into the collection it loads.
 
 /** Graph id -> node id -> attribute key -> value. */
 export type NodeAttributes = Record<string, Record<string, Record<string, string>>>;
+/** What to change on the nodes drawn: graph id -> node id -> key -> its new value, or null to remove it. */
+export type AttributeChanges = Record<string, Record<string, Record<string, string | null>>>;
 
 interface CollectionNode {
   id?: unknown;
@@ -26,32 +28,36 @@ export function withNodeAttributes(graphJson: string, attributes: NodeAttributes
   return JSON.stringify(collection);
 }
 
-/** A collection node's attribute list with `set`'s keys replaced or added. */
-export function mergedAttrs(attrs: { key: string; value: unknown }[], set: Record<string, string>) {
-  return [...attrs.filter((attr) => !(attr.key in set)), ...Object.entries(set).map(([key, value]) => ({ key, value }))];
+/** A collection node's attribute list with `set`'s keys replaced or added (removed where null). */
+export function mergedAttrs(attrs: { key: string; value: unknown }[], set: Record<string, string | null>) {
+  const added = Object.entries(set).flatMap(([key, value]) => (value === null ? [] : [{ key, value }]));
+  return [...attrs.filter((attr) => !(attr.key in set)), ...added];
 }
 
 /**
- * What to set on the nodes drawn with `shown` to show `next` (the entries that differ), or null when
- * `next` drops an attribute `shown` set: the app's layout worker keeps a copy of the graph's
- * attributes that it only ever adds to, so a dropped one would come back at the next expand.
+ * What to change on the nodes drawn with `shown` to show `next`: the entries that differ, and null for
+ * each attribute `next` drops (a baseline cleared, or a new one without that fact).
  */
-export function attributeChanges(shown: NodeAttributes, next: NodeAttributes): NodeAttributes | null {
+export function attributeChanges(shown: NodeAttributes, next: NodeAttributes): AttributeChanges {
+  const changes: AttributeChanges = {};
   for (const [graphId, nodes] of Object.entries(shown))
-    for (const [nodeId, attrs] of Object.entries(nodes))
-      for (const key of Object.keys(attrs)) if (next[graphId]?.[nodeId]?.[key] === undefined) return null;
-  const changes: NodeAttributes = {};
+    for (const [nodeId, attrs] of Object.entries(nodes)) {
+      const dropped = Object.keys(attrs).filter((key) => next[graphId]?.[nodeId]?.[key] === undefined);
+      if (dropped.length) ofGraph(changes, graphId)[nodeId] = Object.fromEntries(dropped.map((key) => [key, null]));
+    }
   for (const [graphId, nodes] of Object.entries(next))
     for (const [nodeId, attrs] of Object.entries(nodes)) {
       const before = shown[graphId]?.[nodeId] ?? {};
       const changed = Object.entries(attrs).filter(([key, value]) => before[key] !== value);
-      if (changed.length) ofGraph(changes, graphId)[nodeId] = Object.fromEntries(changed);
+      if (!changed.length) continue;
+      const ofNode = ofGraph(changes, graphId);
+      ofNode[nodeId] = { ...ofNode[nodeId], ...Object.fromEntries(changed) };
     }
   return changes;
 }
 
 /** The nodes of `graphId` in `attributes`, added if missing. */
-function ofGraph(attributes: NodeAttributes, graphId: string): Record<string, Record<string, string>> {
+function ofGraph<T>(attributes: Record<string, Record<string, T>>, graphId: string): Record<string, T> {
   attributes[graphId] = attributes[graphId] ?? {};
   return attributes[graphId];
 }

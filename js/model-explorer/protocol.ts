@@ -1,6 +1,6 @@
 // Messages between the widget (parent page) and the Model Explorer frame.
 // The app's own messages are the ME_* names below; ours are prefixed "tlw-".
-import type { NodeAttributes } from "./node-attributes";
+import type { AttributeChanges } from "./node-attributes";
 
 /** Sent by the app itself (target "*"). */
 export const ME_READY = "model-explorer-ready";
@@ -128,8 +128,8 @@ export interface ShimRecolourRequest {
   /** How many panes the frame shows (each pane's runs are replaced, those without a file cleared). */
   panes: number;
   files: RecolourFile[];
-  /** Node attributes to set (graph id -> node id -> key -> value): a baseline's facts, as they change. */
-  attributes: NodeAttributes;
+  /** Node attributes to set (graph id -> node id -> key -> value, null to remove): a baseline's facts. */
+  attributes: AttributeChanges;
 }
 
 export interface ShimRecolourReply {

@@ -2,9 +2,10 @@
 // The app's own "Add per-node data" adds a run of node data to its node-data service and selects it
 // for the pane; this does the same through that service, after deleting the panes' earlier runs, so
 // the layout, zoom, expanded layers and selection stay (the service through app-internals.ts). A
-// baseline's facts are set on the nodes as the app's own addNodeAttributes sets them.
-import { appRenderer, type ModelGraph, type Renderer, UPDATE_NODE_ATTRIBUTES_EVENT } from "./app-internals";
-import { mergedAttrs, type NodeAttributes } from "./node-attributes";
+// baseline's facts are set on the nodes as the app's own addNodeAttributes sets them, and removed
+// from them when it is cleared.
+import { appRenderer, CLEARED_ATTRIBUTE, type ModelGraph, type Renderer, UPDATE_NODE_ATTRIBUTES_EVENT } from "./app-internals";
+import { type AttributeChanges, mergedAttrs } from "./node-attributes";
 import { SHIM_RECOLOUR, SHIM_RECOLOURED, type ShimPost, type ShimRecolourRequest } from "./protocol";
 import { canvasLook, repainted } from "./shim-repaint";
 
@@ -26,11 +27,11 @@ export function replaceRuns(request: ShimRecolourRequest): void {
 }
 
 /**
- * Sets `attributes` on the nodes of every copy of their graph the app keeps: the collection it loaded
- * (a graph picked later in its menu), each pane's graph (its info panel), each renderer's and the
- * layout worker's (what an expand hands back). Nothing is laid out again.
+ * Sets `attributes` (null: removes them) on the nodes of every copy of their graph the app keeps: the
+ * collection it loaded (a graph picked later in its menu), each pane's graph (its info panel), each
+ * renderer's and the layout worker's (what an expand hands back). Nothing is laid out again.
  */
-export function setAttributes(attributes: NodeAttributes, panes: number): void {
+export function setAttributes(attributes: AttributeChanges, panes: number): void {
   if (Object.keys(attributes).length === 0) return;
   const renderer = appRenderer();
   const app = renderer?.appService;
@@ -55,7 +56,14 @@ export function setAttributes(attributes: NodeAttributes, panes: number): void {
     for (const [nodeId, attrs] of Object.entries(ofGraph)) {
       if (!graph.nodesById[nodeId]) continue;
       // The worker merges, as the app's addNodeAttributes has it do; its copy is keyed by pane.
-      renderer.workerService.worker.postMessage({ eventType: UPDATE_NODE_ATTRIBUTES_EVENT, modelGraphId: graph.id, nodeId, attrs, paneId });
+      const merged = Object.fromEntries(Object.entries(attrs).map(([key, value]) => [key, value ?? CLEARED_ATTRIBUTE]));
+      renderer.workerService.worker.postMessage({
+        eventType: UPDATE_NODE_ATTRIBUTES_EVENT,
+        modelGraphId: graph.id,
+        nodeId,
+        attrs: merged,
+        paneId,
+      });
     }
   }
   for (const other of Object.values(window.me_test?.renderers ?? {}) as (Renderer | undefined)[])
@@ -63,7 +71,10 @@ export function setAttributes(attributes: NodeAttributes, panes: number): void {
   for (const graph of drawn)
     for (const [nodeId, attrs] of Object.entries(attributes[graph.id] ?? {})) {
       const node = graph.nodesById[nodeId];
-      if (node) node.attrs = { ...node.attrs, ...attrs };
+      if (!node) continue;
+      const kept = Object.entries(node.attrs ?? {}).filter(([key]) => !(key in attrs));
+      const set = Object.entries(attrs).filter(([, value]) => value !== null);
+      node.attrs = Object.fromEntries([...kept, ...set]);
     }
 }
 

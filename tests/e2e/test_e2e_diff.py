@@ -109,11 +109,25 @@ def test_baseline_set_from_the_kernel_recolours_an_open_explorer(session: Sessio
     row = frame.locator("info-panel tr").filter(has=frame.locator("td.key", has_text="diff_status"))
     expect(row.locator("td.value .one-line-text").first).to_have_text("changed", timeout=30_000)
     root.screenshot(path=str(artifacts / "baseline-delta.png"))
+    # Cleared, in the same frame too: its facts leave every node, also those of a layer the app lays
+    # out afterwards (its layout worker kept them: there they are left as values the app skips).
+    drawn = kernel.draws("w")
+    kernel.run("w.baseline = None")
+    kernel.wait_drawn("w", since=drawn, timeout=120)
+    assert root.locator("iframe.tlw-frame").evaluate("frame => !!frame.tlwBeforeBaseline"), "a new frame drew"
+    expect(root.locator(".tlw-overlay-select")).to_have_value("")
+    label = kernel.value("log_b.modules['transformer.h.0.attn.c_attn'].output_ops[0]")
+    kernel.run(f"w.select({label!r})")
+    open_info_panel(frame)
+    labels = frame.locator("info-panel tr").filter(has=frame.locator("td.key", has_text="torchlens_label"))
+    expect(labels.locator("td.value .one-line-text").first).to_have_text(label, timeout=30_000)
+    expect(frame.locator("info-panel td.key", has_text="diff_")).to_have_count(0)
 
 
 def test_self_comparison_is_refused(session: Session) -> None:
     kernel = session.kernel
     kernel.run(
+        "w.baseline = log_a\n"  # the baseline the refusal must leave in place
         "try:\n    w.baseline = log_b\n    refusal = ''\nexcept tlw.SelfComparisonError as error:\n"
         "    refusal = str(error)"
     )

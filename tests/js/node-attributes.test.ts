@@ -30,14 +30,17 @@ describe("a baseline's facts as Model Explorer node attributes", () => {
     expect(withNodeAttributes(collection, {})).toBe(collection); // no baseline: the text as sent
   });
 
-  it("change in place only where every attribute shown gets a new value (the app cannot drop one)", () => {
+  it("change in place: a baseline set, changed or cleared sets or removes only what differs", () => {
     const shown = { g: { a: { diff_status: "zero", diff_verdict: "ok" } } };
     expect(attributeChanges({}, shown)).toEqual(shown); // a baseline set
     expect(attributeChanges(shown, { g: { a: { diff_status: "changed", diff_verdict: "ok" }, b: { diff_status: "zero" } } })).toEqual({
       g: { a: { diff_status: "changed" }, b: { diff_status: "zero" } },
     });
-    expect(attributeChanges(shown, {})).toBeNull(); // a baseline cleared: drawn again
-    expect(attributeChanges(shown, { g: { a: { diff_status: "changed" } } })).toBeNull();
+    expect(attributeChanges(shown, {})).toEqual({ g: { a: { diff_status: null, diff_verdict: null } } }); // cleared
+    expect(attributeChanges(shown, { g: { a: { diff_status: "changed" } } })).toEqual({
+      g: { a: { diff_verdict: null, diff_status: "changed" } },
+    });
+    expect(attributeChanges(shown, shown)).toEqual({});
   });
 
   it("are checked as they arrive: only strings, only objects", () => {

@@ -135,6 +135,20 @@ describe("a baseline's facts set inside the Model Explorer frame", () => {
     ]);
   });
 
+  it("removes them from every copy when cleared, and gives the worker's copy a value its readers skip", () => {
+    const { posted, drawn, expanded, loaded } = appWithGraphs();
+    setAttributes({ "00-execution": { a: { diff_status: "changed" } } }, 1);
+    posted.length = 0;
+    setAttributes({ "00-execution": { a: { diff_status: null } } }, 1);
+    expect(drawn.nodesById.a.attrs).toEqual({ torchlens_label: "add_1_1:1" });
+    expect(expanded.nodesById.a.attrs).toEqual({ torchlens_label: "add_1_1:1" });
+    expect(loaded[0].nodes[0].attrs).toEqual([{ key: "torchlens_label", value: "add_1_1:1" }]);
+    // the worker only merges: the key stays there with a value no reader of its copy shows or matches
+    expect(posted).toEqual([
+      { eventType: 12, modelGraphId: "00-execution", nodeId: "a", attrs: { diff_status: { type: "tlw-cleared" } }, paneId: "pane-0" },
+    ]);
+  });
+
   it("touches nothing when there is nothing to set, and says so when the app has no layout worker", () => {
     expect(() => setAttributes({}, 1)).not.toThrow();
     expect(() => setAttributes({ g: { a: { k: "v" } } }, 1)).toThrow(/no graph collections or layout worker/);
