@@ -5,6 +5,7 @@ from before), on the widgets inline() drew last, beside the same widget's first 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from benchmarks.bench_explore.cells import ME_CELL, NETRON_CELL
 from benchmarks.bench_explore.notebook import Notebook
@@ -35,7 +36,7 @@ SAME_FRAME = """i => !!document.querySelectorAll('.jp-Notebook .jp-Cell')[i]
 OVERLAYS = ("time", "flops", "bytes", "")
 SETUP = """ref = tl.trace(model, x)  # a baseline of the same model and input: every difference is 0
 marked = [label for label in log.layer_labels[len(log.layer_labels) // 3:][:12]]"""
-# Each statement's row ("unbaseline": the baseline cleared, which Model Explorer draws anew).
+# Each statement's row ("unbaseline": the baseline cleared).
 CHANGES = {
     "overlay": [("overlay", f"{{w}}.overlay = {overlay!r}") for overlay in OVERLAYS],
     "baseline": [("baseline", "{w}.baseline = ref"), ("unbaseline", "{w}.baseline = None")],
@@ -49,19 +50,34 @@ CHANGES = {
 QUIET_S = 4.0
 
 
-def _timed(notebook: Notebook, cell: int, statement: str) -> tuple[float, bool]:
-    """Ms from the kernel running ``statement`` to the view's next draw, and whether the view drew it
-    in the frame it had (in place) rather than a new one."""
+@dataclass
+class Timed:
+    """One change: ms from the kernel running it to drawn, whether the frame it had drew it, and of
+    those ms the kernel's (the statement: torchlens' work) and the browser's (graph in page -> drawn)."""
+
+    ms: float
+    same_frame: bool
+    kernel_ms: float | None = None
+    browser_ms: float | None = None
+
+
+def _timed(notebook: Notebook, cell: int, statement: str) -> Timed:
+    """Times ``statement`` to the view's next draw (see Timed)."""
     time.sleep(QUIET_S)
     before = notebook.page.evaluate(MARK_FRAME, cell)
-    notebook.kernel.run(f"started['change'] = time.time()\n{statement}")
+    notebook.kernel.run(f"started['change'] = time.time()\n{statement}\nstarted['changed'] = time.time()")
     timings = notebook.page.wait_for_function(
         DRAWN_AGAIN, arg=[cell, before], timeout=RENDER_TIMEOUT_MS
     ).json_value()
     if "error" in timings:
         raise RuntimeError(timings["error"])
-    ms = float(timings["renderedAt"]) - notebook.kernel.value("started['change']") * 1000
-    return ms, bool(notebook.page.evaluate(SAME_FRAME, cell))
+    started, changed = (notebook.kernel.value(f"started[{key!r}]") * 1000 for key in ("change", "changed"))
+    return Timed(
+        ms=float(timings["renderedAt"]) - started,
+        same_frame=bool(notebook.page.evaluate(SAME_FRAME, cell)),
+        kernel_ms=changed - started,
+        browser_ms=float(timings["renderMs"]),
+    )
 
 
 # Model Explorer's marks are no draw either: the view notes when the frame said they are painted.
@@ -73,7 +89,7 @@ MARKED_AGAIN = f"""([i, before]) => {{
 }}"""
 
 
-def _timed_me_marks(notebook: Notebook, cell: int, statement: str) -> tuple[float, bool]:
+def _timed_me_marks(notebook: Notebook, cell: int, statement: str) -> Timed:
     """Ms from the kernel running ``statement`` until the frame said its marks are on the canvas."""
     page = notebook.page
     time.sleep(QUIET_S)
@@ -82,10 +98,10 @@ def _timed_me_marks(notebook: Notebook, cell: int, statement: str) -> tuple[floa
     notebook.kernel.run(f"started['change'] = time.time()\n{statement}")
     at = page.wait_for_function(MARKED_AGAIN, arg=[cell, before], timeout=RENDER_TIMEOUT_MS).json_value()
     ms = float(at) - notebook.kernel.value("started['change']") * 1000
-    return ms, bool(page.evaluate(SAME_FRAME, cell))
+    return Timed(ms, bool(page.evaluate(SAME_FRAME, cell)))
 
 
-def _timed_netron_marks(notebook: Notebook, cell: int, statement: str) -> tuple[float, bool]:
+def _timed_netron_marks(notebook: Notebook, cell: int, statement: str) -> Timed:
     """A Netron highlight is no draw: the frame marks boxes on its SVG (class tlw-highlight). Ms from
     before the kernel runs ``statement`` until the frame's marks changed, polled from here (every
     20 ms, so up to that much late)."""
@@ -101,7 +117,7 @@ def _timed_netron_marks(notebook: Notebook, cell: int, statement: str) -> tuple[
         if time.monotonic() - started > RENDER_TIMEOUT_MS / 1000:
             raise TimeoutError(f"Netron's marks stayed {before} after {statement!r}")
         page.wait_for_timeout(20)
-    return (time.monotonic() - started) * 1000, bool(page.evaluate(SAME_FRAME, cell))
+    return Timed((time.monotonic() - started) * 1000, bool(page.evaluate(SAME_FRAME, cell)))
 
 
 MARKS = {"me": _timed_me_marks, "netron": _timed_netron_marks}
@@ -119,10 +135,14 @@ def in_place(results: Results, case: str, notebook: Notebook, repeat: int) -> No
             kept: dict[str, int] = {}
             for _ in range(repeat):
                 for row, statement in statements:
-                    timed = MARKS[viewer] if change == "highlight" else _timed
-                    ms, same_frame = timed(notebook, cell, statement.format(w=widget))
-                    samples.setdefault(row, []).append(ms)
-                    kept[row] = kept.get(row, 0) + same_frame
+                    timer = MARKS[viewer] if change == "highlight" else _timed
+                    timed = timer(notebook, cell, statement.format(w=widget))
+                    samples.setdefault(row, []).append(timed.ms)
+                    kept[row] = kept.get(row, 0) + timed.same_frame
+                    for part, ms in (("_kernel", timed.kernel_ms), ("_browser", timed.browser_ms)):
+                        if ms is not None:
+                            samples.setdefault(row + part, []).append(ms)
             for row, times in samples.items():
                 results.put(f"{viewer}_{row}", case, times)
-                results.put(f"{viewer}_{row}_kept", case, f"{kept[row]} of {len(times)}")
+            for row, count in kept.items():
+                results.put(f"{viewer}_{row}_kept", case, f"{count} of {len(samples[row])}")
