@@ -53,6 +53,14 @@ INTERNALS = {
     "a renderer holds the worker service": r"workerService=S\(\w+\)",
     "the collections the app loaded": r"curGraphCollections=\w+\(\[\]\)",
     "a renderer's own graph": r"this\.curModelGraph=",
+    # A highlight borders the layers around its ops (shim-marks.ts layerRules): layer nodes matched by
+    # their label and the "namespace" attribute the styler reads for a layer, the path around it.
+    "a query of layer nodes": r'LAYER_NODES="layer_nodes"',
+    "matching a node's label": r'NODE_LABEL="title"',
+    "a label query tests the node's label": r"\w+\.has\(\w+\.NODE_LABEL\)&&\w+\.test\(\w+\.label\.replace\(",
+    "a layer's attributes: the path around it, <root> at the top (ROOT_NAMESPACE)": (
+        r'namespace:\w+\.namespace\|\|\w+\.savedNamespace\|\|"<root>"'
+    ),
     # A baseline cleared leaves {type: "tlw-cleared"} in the worker's copy (CLEARED_ATTRIBUTE): the
     # search and the node styler read an attribute that is no string only by its own known types.
     "a node's attributes read as strings, other values only by known type": (
@@ -66,6 +74,11 @@ WORKER_INTERNALS = {
     "the worker merges the attributes into its copy of the node": r"case 12:\{let (\w+)=\w+\("
     r"\w+\.modelGraphId,"
     r"\w+\.paneId\);.{0,80}\.attrs=\{\.\.\.\w+\.attrs,\.\.\.\w+\.attrs\}",
+    # A layer's label is the last part of its path, its namespace the path around it (layerRules).
+    "a layer is labelled by the last part of its path, under the path around it": (
+        r"let (\w+)=\w+\(\w+\),(\w+)=\w+\(\1\.splice\(-1\)\[0\]\),(\w+)=\1\.join\(\"/\"\),"
+        r"\w+=\{nodeType:1,id:this\.getGroupNodeIdFromNamespace\(\w+\),namespace:\3,label:\2,"
+    ),
     # What it sizes a node's attribute table by: strings only, so a cleared one takes no room.
     "the worker's node attribute table takes only strings": r"let (\w+)=\w+\.attrs\|\|\{\},\w+=\[\],"
     r"\w+=new RegExp\(\w+,\"i\"\);for\(let (\w+) of Object\.keys\(\1\)\)\{let \w+=\2,(\w+)=\1\[\2\];"
@@ -79,7 +92,7 @@ def test_the_installed_app_has_the_internals_an_overlay_switch_uses(app_script: 
 
 
 @pytest.mark.parametrize("what", WORKER_INTERNALS)
-def test_the_installed_layout_worker_merges_node_attributes(what: str) -> None:
+def test_the_installed_layout_worker_has_what_the_shim_relies_on(what: str) -> None:
     bundle = model_explorer_assets()
     (name,) = [name for name in bundle.files if name.startswith("worker-") and name.endswith(".js")]
     script = bundle.files[name].decode()

@@ -7,8 +7,8 @@
 export interface ModelGraph {
   id: string;
   collectionLabel: string;
-  /** An op node's attributes, by key. */
-  nodesById: Record<string, { attrs?: Record<string, unknown> } | undefined>;
+  /** An op node's attributes, by key, and the layer path that holds it ("a/b/c"). */
+  nodesById: Record<string, { attrs?: Record<string, unknown>; namespace?: string } | undefined>;
 }
 
 /** A graph of a collection as the app loaded it (what it processes when the user picks the graph). */
@@ -73,6 +73,17 @@ export interface NodeStylerRule {
 
 export interface NodeStyler {
   rules: { (): NodeStylerRule[]; set(rules: NodeStylerRule[]): void };
+}
+
+/**
+ * How the app names a layer (a group node) to its node styler: its label is the last part of its path,
+ * its "namespace" attribute the path of the layer around it, "<root>" at the top.
+ */
+export const ROOT_NAMESPACE = "<root>";
+
+/** Every renderer the app lists (one per pane), drawn or not. */
+export function appRenderers(): Renderer[] {
+  return Object.values(window.me_test?.renderers ?? {}).filter((renderer): renderer is Renderer => !!renderer);
 }
 
 /** The first pane's renderer (the app's services are shared: any renderer reaches them), if drawn. */

@@ -4,7 +4,7 @@
 // the layout, zoom, expanded layers and selection stay (the service through app-internals.ts). A
 // baseline's facts are set on the nodes as the app's own addNodeAttributes sets them, and removed
 // from them when it is cleared.
-import { appRenderer, CLEARED_ATTRIBUTE, type ModelGraph, type Renderer, UPDATE_NODE_ATTRIBUTES_EVENT } from "./app-internals";
+import { appRenderer, appRenderers, CLEARED_ATTRIBUTE, type ModelGraph, UPDATE_NODE_ATTRIBUTES_EVENT } from "./app-internals";
 import { type AttributeChanges, mergedAttrs } from "./node-attributes";
 import { SHIM_RECOLOUR, SHIM_RECOLOURED, type ShimPost, type ShimRecolourRequest } from "./protocol";
 import { canvasLook, repainted } from "./shim-repaint";
@@ -66,8 +66,7 @@ export function setAttributes(attributes: AttributeChanges, panes: number): void
       });
     }
   }
-  for (const other of Object.values(window.me_test?.renderers ?? {}) as (Renderer | undefined)[])
-    if (other?.curModelGraph) drawn.add(other.curModelGraph);
+  for (const other of appRenderers()) if (other.curModelGraph) drawn.add(other.curModelGraph);
   for (const graph of drawn)
     for (const [nodeId, attrs] of Object.entries(attributes[graph.id] ?? {})) {
       const node = graph.nodesById[nodeId];

@@ -10,6 +10,7 @@ import pytest
 
 from tests.helpers.harness import JupyterServer, KernelAccess, open_info_panel, select_in_viewer_ui
 from tests.helpers.notebook import RecordedPage, notebook_session
+from tests.helpers.pixels import colour_pixels, wait_for_colour
 
 GPT2_CELLS = [
     """import time, torch, torchlens as tl, torchlens_widgets as tlw
@@ -63,6 +64,39 @@ def test_gpt2_graph_renders_in_the_cell(session: Session, artifacts: Any) -> Non
     # The WebGL canvas exists and has a drawing surface.
     assert frame.locator("canvas").first.evaluate("c => c.width * c.height") > 10_000
     session.page.page.locator(".tlw-root").first.screenshot(path=str(artifacts / "model-explorer-gpt2.png"))
+
+
+# The highlight's border colour (js/protocol.ts HIGHLIGHT_COLOUR), within a rendering margin.
+HIGHLIGHT = (0xD8, 0x1B, 0x60)
+
+
+def test_a_highlight_inside_collapsed_layers_borders_the_layers_around_it(
+    session: Session, artifacts: Any
+) -> None:
+    kernel = session.kernel
+    kernel.wait_ready("w")
+    page = session.page.page
+    frame_element = page.locator("iframe.tlw-frame").first
+    frame_element.scroll_into_view_if_needed()
+    page.wait_for_timeout(1_000)  # as drawn, nothing selected: every layer collapsed
+    before = colour_pixels(frame_element, HIGHLIGHT)
+    drawn = kernel.draws("w")
+    frame_element.evaluate("frame => { frame.tlwBeforeHighlight = true; }")
+    # Ops deep inside a collapsed layer: the layers drawn around them stand for them, as in Netron.
+    kernel.run("w.highlight(log.modules['transformer.h.5.mlp'].output_ops)")
+    after = wait_for_colour(page, frame_element, HIGHLIGHT, more_than=before + 100)
+    root = page.locator(".tlw-root").first
+    root.screenshot(path=str(artifacts / "model-explorer-highlight-collapsed.png"))
+    assert after > before + 100, f"no layer marked ({before} -> {after} highlight-coloured pixels)"
+    assert frame_element.evaluate("frame => !!frame.tlwBeforeHighlight") and kernel.draws("w") == drawn
+    kernel.run("w.highlight(None)")
+    cleared = colour_pixels(frame_element, HIGHLIGHT)
+    for _ in range(20):
+        if cleared <= before + 20:
+            break
+        page.wait_for_timeout(250)
+        cleared = colour_pixels(frame_element, HIGHLIGHT)
+    assert cleared <= before + 20, f"the marks stayed ({after} -> {cleared} highlight-coloured pixels)"
 
 
 def test_click_in_viewer_reaches_the_kernel(session: Session) -> None:

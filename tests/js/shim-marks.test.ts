@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from "vitest";
-import { applyMarks, markRule } from "../../js/model-explorer/shim-marks";
+import { applyMarks, enclosingLayers, layerRules, markRule } from "../../js/model-explorer/shim-marks";
 import { nodeMarks } from "../../js/model-explorer/marks";
 import { HIGHLIGHT_COLOUR, HIGHLIGHT_FILL, HIGHLIGHT_ROLE_COLOURS, HIGHLIGHT_ROLE_FILLS } from "../../js/protocol";
 
@@ -40,6 +40,47 @@ describe("highlights marked on Model Explorer's drawn graph", () => {
     expect(JSON.stringify(rules()[0])).toContain("^id:(b)$");
     applyMarks([]);
     expect(rules()).toEqual([userRule]);
+  });
+
+  it("borders every layer around a marked op, each matched by its label and the path around it", () => {
+    const graph = {
+      id: "g",
+      collectionLabel: "c",
+      nodesById: { a: { namespace: "transformer/h.3/mlp" }, b: { namespace: "transformer/h.3" }, top: { namespace: "" } },
+    };
+    expect(enclosingLayers([graph], ["a", "b", "top", "gone"])).toEqual(
+      new Map([
+        ["<root>", new Set(["transformer"])],
+        ["transformer", new Set(["h.3"])],
+        ["transformer/h.3", new Set(["mlp"])],
+      ]),
+    );
+    const rules = layerRules({ nodeIds: ["a"], border: "#D81B60", fill: "#FCE4EC" }, [graph]);
+    expect(rules).toHaveLength(3);
+    const [, namespace, title] = rules[1].queries;
+    expect(rules[1].queries[0]).toEqual({ type: "node_type", nodeType: "layer_nodes" });
+    // as the app compiles and matches them: "namespace:<path around>" among its attributes, its label
+    expect(new RegExp(String(namespace.queryRegex), "i").test("namespace:transformer")).toBe(true);
+    expect(new RegExp(String(namespace.queryRegex), "i").test("namespace:transformer/h.3")).toBe(false);
+    expect(new RegExp(String(title.queryRegex), "i").test("h.3")).toBe(true);
+    expect(new RegExp(String(title.queryRegex), "i").test("h.31")).toBe(false);
+    expect(new RegExp(String(title.queryRegex), "i").test("hX3")).toBe(false);
+    expect(rules[1].styles).toEqual({ node_border_color: { id: "node_border_color", value: "#D81B60" } }); // no fill
+  });
+
+  it("puts the layer rules after the op rules, from every pane's graph", () => {
+    let rules: unknown[] = [];
+    const styler = { rules: Object.assign(() => rules, { set: (next: unknown[]) => (rules = next) }) };
+    const graph = (namespace: string) => ({ id: "g", collectionLabel: "c", nodesById: { a: { namespace } } });
+    window.me_test = {
+      renderers: {
+        "0": { nodeStylerService: styler, curModelGraph: graph("x") } as never,
+        "1": { curModelGraph: graph("y") } as never,
+      },
+    };
+    applyMarks([{ nodeIds: ["a"], border: "#111111" }]);
+    expect(rules).toHaveLength(2); // the op rule, then one rule for the layers under the root: x and y
+    expect(JSON.stringify(rules[1])).toContain("^(x|y)$");
   });
 
   it("says so when the app has no node styler to mark through", () => {
