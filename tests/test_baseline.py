@@ -148,6 +148,25 @@ def test_baseline_annotates_the_graph_and_offers_a_delta_overlay(tiny_mlp_pair):
     assert "nodeAttributes" not in w._answer_graph({})[0]
 
 
+def test_netron_sends_the_companion_with_the_baselines_rows_made_once_per_baseline(tiny_mlp_pair):
+    log_a, log_b = tiny_mlp_pair
+    w = tlw.explore(log_b, viewer="netron")
+    model, plain = w._answer_graph({})[1]
+    w.baseline = log_a
+    first = w._answer_graph({})[1]
+    assert first[0] == model  # the model on screen: its companion is attached in place
+    companion = json.loads(gzip.decompress(first[1]))
+    rows = [row for row in companion["metadata"] if row["name"].startswith("diff ")]
+    assert rows and all(row["kind"] == "node" for row in rows)
+    assert {row["value"] for row in rows if row["name"] == "diff status"} >= {"changed"}
+    without = json.loads(gzip.decompress(plain))["metadata"]
+    assert companion["metadata"][: len(without)] == without  # torchlens' own rows first, untouched
+    w.overlay = "time"
+    assert w._answer_graph({})[1][1] is first[1]  # an overlay switch reuses it
+    w.baseline = None
+    assert w._answer_graph({})[1][1] == plain
+
+
 def test_delta_overlay_without_baseline_and_self_comparison_are_refused(tiny_mlp_pair):
     log_a, _ = tiny_mlp_pair
     w = tlw.explore(log_a)
