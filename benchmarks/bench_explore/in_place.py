@@ -53,11 +53,14 @@ QUIET_S = 4.0
 @dataclass
 class Timed:
     """One change: ms from the kernel running it to drawn, whether the frame it had drew it, and of
-    those ms the kernel's (the statement: torchlens' work) and the browser's (graph in page -> drawn)."""
+    those ms the kernel's (the statement: torchlens' work), until the view asked for the graph, until
+    the graph was in the page (the kernel's reply) and the browser's (graph in page -> drawn)."""
 
     ms: float
     same_frame: bool
     kernel_ms: float | None = None
+    asked_ms: float | None = None  # the kernel's change -> the view asked for the graph
+    reply_ms: float | None = None  # the view asked -> the graph in page
     browser_ms: float | None = None
 
 
@@ -76,6 +79,8 @@ def _timed(notebook: Notebook, cell: int, statement: str) -> Timed:
         ms=float(timings["renderedAt"]) - started,
         same_frame=bool(notebook.page.evaluate(SAME_FRAME, cell)),
         kernel_ms=changed - started,
+        asked_ms=float(timings["drawStartedAt"]) - changed,
+        reply_ms=float(timings["graphLandedAt"]) - float(timings["drawStartedAt"]),
         browser_ms=float(timings["renderMs"]),
     )
 
@@ -139,7 +144,13 @@ def in_place(results: Results, case: str, notebook: Notebook, repeat: int) -> No
                     timed = timer(notebook, cell, statement.format(w=widget))
                     samples.setdefault(row, []).append(timed.ms)
                     kept[row] = kept.get(row, 0) + timed.same_frame
-                    for part, ms in (("_kernel", timed.kernel_ms), ("_browser", timed.browser_ms)):
+                    parts = (
+                        ("_kernel", timed.kernel_ms),
+                        ("_asked", timed.asked_ms),
+                        ("_reply", timed.reply_ms),
+                        ("_browser", timed.browser_ms),
+                    )
+                    for part, ms in parts:
                         if ms is not None:
                             samples.setdefault(row + part, []).append(ms)
             for row, times in samples.items():
