@@ -35,7 +35,10 @@ NOTES = """\
 - drawn graph (overlay, baseline, highlight): from the kernel running the change to the view's next
   draw (its draw counter; a highlight: until its marks are painted), on the widgets first drawn, each
   after the page was quiet 4 s; "same frame": the frame element marked before the change is still
-  there (no new frame, no app boot). A baseline is a second trace of the same model and input.
+  there (no new frame, no app boot). A baseline is a second trace of the same model and input. Each is
+  split: the kernel running the change (torchlens' work: building an overlay the first time, a
+  baseline's diff_report); until the view asked for the graph; until the graph was in the page (the
+  kernel's reply); the browser's paint.
 - expanded / opened: the same script in the widget's frame and in the served page, on the graph as
   first drawn, each after the page was quiet 4 s. Model Explorer: its own select-node message for an op
   inside collapsed layers (in a different block each time) until those layers are expanded in the graph
