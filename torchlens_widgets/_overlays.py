@@ -112,7 +112,9 @@ class Overlay:
     def unit(self) -> str:
         return self.provider.split("(", 1)[1].rstrip(")") if "(" in self.provider else ""
 
+    @functools.cached_property
     def wire(self) -> bytes:
+        """The node data as sent (gzip): made once, since every graph reply under this overlay sends it."""
         return gzip_json(self.node_data)
 
 

@@ -145,7 +145,7 @@ class ModelExplorerSource:
         buffers = [self.payload.wire]
         if overlay is not None:  # loaded as Model Explorer node data: its heatmap, legend and values
             header["nodeData"] = {"name": overlay.provider}
-            buffers.append(overlay.wire())
+            buffers.append(overlay.wire)
         if self.baseline is not None:
             header["nodeAttributes"] = {"keys": list(BASELINE_ATTR_KEYS)}
             buffers.append(self._baseline_attributes_wire(self.baseline))
