@@ -7,6 +7,7 @@ import json
 import tempfile
 import time
 import tracemalloc
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -116,3 +117,28 @@ def write_served_files(log: Any, folder: str) -> tuple[str, str]:
     finally:
         me.close()
         netron.close()
+
+
+def me_expand_targets(collection: dict[str, Any], count: int) -> list[str]:
+    """Ops in ``count`` different blocks (from a third of the way down the graph), each as deep as any
+    in its block: revealing one expands layers none of the others did. A block is an op's namespace
+    cut to its first three layers ("transformer/h/3", "encoder/layer/1"), or fewer where the model
+    nests less ("blocks/7")."""
+    nodes = [(node["id"], node.get("namespace", "")) for node in collection["graphs"][0]["nodes"]]
+    for depth in (3, 2, 1):
+        blocks: dict[str, list[tuple[str, str]]] = {}
+        for node_id, namespace in nodes:
+            layers = namespace.split("/")
+            if namespace and len(layers) >= depth:
+                blocks.setdefault("/".join(layers[:depth]), []).append((node_id, namespace))
+        chosen = list(blocks.values())[len(blocks) // 3 :][:count]
+        if len(chosen) == count:
+            return [max(ops, key=lambda op: op[1].count("/"))[0] for ops in chosen]
+    raise RuntimeError(f"the graph has too few layer groups to expand {count} of them")
+
+
+def netron_expand_target(index: Any) -> str:
+    """The module call on Netron's root graph with the most boxes inside: the biggest body to open."""
+    inside = Counter(entry.graph for entry in index)
+    calls = (entry for entry in index if not entry.graph and entry.module_address)
+    return str(max(calls, key=lambda entry: inside[entry.node_id]).node_id)

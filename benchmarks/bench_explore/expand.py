@@ -75,32 +75,14 @@ NETRON_EXPAND = f"""async (name) => {{
 
 
 def me_expand_targets(kernel: KernelAccess, count: int) -> list[str]:
-    """Ops in ``count`` different blocks (from a third of the way down the graph), each as deep as any
-    in its block: revealing one expands layers none of the others did. A block is an op's namespace
-    cut to its first three layers ("transformer/h/3", "encoder/layer/1"), or fewer where the model
-    nests less ("blocks/7")."""
-    nodes = kernel.value(
-        "[(n['id'], n['namespace']) for n in me._source.payload.collection['graphs'][0]['nodes']]"
-    )
-    for depth in (3, 2, 1):
-        blocks: dict[str, list[tuple[str, str]]] = {}
-        for node_id, namespace in nodes:
-            layers = namespace.split("/")
-            if namespace and len(layers) >= depth:
-                blocks.setdefault("/".join(layers[:depth]), []).append((node_id, namespace))
-        chosen = list(blocks.values())[len(blocks) // 3 :][:count]
-        if len(chosen) == count:
-            return [max(ops, key=lambda op: op[1].count("/"))[0] for ops in chosen]
-    raise RuntimeError(f"the graph has too few layer groups to expand {count} of them")
+    """Ops in ``count`` different blocks, chosen in the kernel (bench_kernel.me_expand_targets): only
+    their ids come back (a repr of every node would be cut at 1,000 items)."""
+    return list(kernel.value(f"me_expand_targets(me._source.payload.collection, {count})"))
 
 
 def netron_expand_target(kernel: KernelAccess) -> str:
-    """The module call on Netron's root graph with the most boxes inside: the biggest body to open."""
-    return kernel.value(
-        "(lambda inside: max((e for e in nt._source.index if not e.graph and e.module_address), "
-        "key=lambda e: inside[e.node_id]).node_id)"
-        "(__import__('collections').Counter(e.graph for e in nt._source.index))"
-    )
+    """The module call on Netron's root graph with the most boxes inside (bench_kernel)."""
+    return str(kernel.value("netron_expand_target(nt._source.index)"))
 
 
 def timed_in_widget(notebook: Notebook, cell: int, script: str, targets: list[str]) -> list[float]:
