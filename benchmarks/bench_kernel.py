@@ -20,10 +20,17 @@ from torchlens_widgets import _export_cache
 MB = 2**20
 
 
-def best_ms(function: Callable[[], object], repeat: int = 3) -> float:
-    """The fastest of ``repeat`` calls, in ms (the least disturbed by whatever else the machine does)."""
+def best_ms(
+    function: Callable[[], object], repeat: int = 3, setup: Callable[[], object] | None = None
+) -> float:
+    """The fastest of ``repeat`` calls, in ms (the least disturbed by whatever else the machine does).
+    Before each, untimed: ``setup`` and a garbage collection (freeing what an earlier call made is
+    not this call's time)."""
     times = []
     for _ in range(repeat):
+        if setup is not None:
+            setup()
+        gc.collect()
         started = time.perf_counter()
         function()
         times.append(time.perf_counter() - started)
@@ -46,12 +53,6 @@ def explored(log: Any, **options: Any) -> None:
     """One explore() call and its first graph reply (torchlens exports then, when the view asks),
     its widget closed so the kernel's widget registry does not keep it. Re-run: the export is kept."""
     shown(tlw.explore(log, **options)).close()
-
-
-def explored_first(log: Any, **options: Any) -> None:
-    """explored() of a trace explored for the first time: no export of it kept."""
-    _export_cache.clear()
-    explored(log, **options)
 
 
 def shown_first(make: Callable[[], Any]) -> Any:
