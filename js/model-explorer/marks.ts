@@ -1,6 +1,13 @@
 // What the widget's highlight looks like in Model Explorer: the marks the frame's shim turns into rules
 // of the app's node styler (shim-marks.ts).
-import { HIGHLIGHT_COLOUR, HIGHLIGHT_FILL, HIGHLIGHT_ROLE_COLOURS, HIGHLIGHT_ROLE_FILLS, type HighlightRole } from "../protocol";
+import {
+  HIGHLIGHT_COLOUR,
+  HIGHLIGHT_FILL,
+  HIGHLIGHT_ROLE_COLOURS,
+  HIGHLIGHT_ROLE_FILLS,
+  HIGHLIGHT_ROLES,
+  type HighlightRole,
+} from "../protocol";
 import type { NodeMark } from "./protocol";
 
 /** Model Explorer's marks for highlighted node ids: a border in the highlight's colour, or a role's fill and border. */
@@ -12,7 +19,10 @@ export function nodeMarks(nodeIds: string[], roles: Record<string, HighlightRole
     if (role) byRole.set(role, [...(byRole.get(role) ?? []), nodeId]);
     else plain.push(nodeId);
   }
-  const marks: NodeMark[] = [...byRole].map(([role, ids]) => ({
+  // In the roles' own order (a producer before the ops it spread to): the first rule that matches a
+  // layer paints it, so a layer holding a producer is bordered as a producer.
+  const ordered = HIGHLIGHT_ROLES.flatMap((role) => (byRole.has(role) ? [[role, byRole.get(role) ?? []] as const] : []));
+  const marks: NodeMark[] = ordered.map(([role, ids]) => ({
     nodeIds: ids,
     border: HIGHLIGHT_ROLE_COLOURS[role],
     fill: HIGHLIGHT_ROLE_FILLS[role],

@@ -88,7 +88,8 @@ describe("highlights marked on Model Explorer's drawn graph", () => {
   });
 
   it("fills a plain highlight pale and boxes it in the highlight colour, each role in its own fill and border", () => {
-    const marks = nodeMarks(["p", "c1", "plain", "c2"], { p: "producer", c1: "propagated", c2: "propagated" });
+    // a producer first whatever the order of the ids (its layers take its colour, not its carriers')
+    const marks = nodeMarks(["c1", "p", "plain", "c2"], { p: "producer", c1: "propagated", c2: "propagated" });
     expect(marks).toEqual([
       { nodeIds: ["p"], border: HIGHLIGHT_ROLE_COLOURS.producer, fill: HIGHLIGHT_ROLE_FILLS.producer },
       { nodeIds: ["c1", "c2"], border: HIGHLIGHT_ROLE_COLOURS.propagated, fill: HIGHLIGHT_ROLE_FILLS.propagated },
