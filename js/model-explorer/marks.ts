@@ -21,12 +21,10 @@ export function nodeMarks(nodeIds: string[], roles: Record<string, HighlightRole
   }
   // In the roles' own order (a producer before the ops it spread to): the first rule that matches a
   // layer paints it, so a layer holding a producer is bordered as a producer.
-  const ordered = HIGHLIGHT_ROLES.flatMap((role) => (byRole.has(role) ? [[role, byRole.get(role) ?? []] as const] : []));
-  const marks: NodeMark[] = ordered.map(([role, ids]) => ({
-    nodeIds: ids,
-    border: HIGHLIGHT_ROLE_COLOURS[role],
-    fill: HIGHLIGHT_ROLE_FILLS[role],
-  }));
+  const marks: NodeMark[] = HIGHLIGHT_ROLES.flatMap((role) => {
+    const ids = byRole.get(role);
+    return ids ? [{ nodeIds: ids, border: HIGHLIGHT_ROLE_COLOURS[role], fill: HIGHLIGHT_ROLE_FILLS[role] }] : [];
+  });
   if (plain.length) marks.push({ nodeIds: plain, border: HIGHLIGHT_COLOUR, fill: HIGHLIGHT_FILL });
   return marks;
 }

@@ -266,8 +266,8 @@ class NetronSource:
         netron_assets()  # missing or unsupported assets fail here, before anything is drawn
         self._options = (privacy_profile, depth, show_buffers)
         self.baseline: BaselineFacts | None = None
-        # The companion with the baseline's rows as sent (gzip), for the facts and artifact it was made of.
-        self._baseline_wire: tuple[BaselineFacts, NetronArtifact, bytes] | None = None
+        # The companion with the baseline's rows as sent (gzip), and the facts it was made of.
+        self._baseline_wire: tuple[BaselineFacts, bytes] | None = None
 
     # Exported on first use (the first view's graph request, or a Python call that needs a node
     # name): explore() returns at once, so Netron's frame boots while torchlens exports.
@@ -295,7 +295,7 @@ class NetronSource:
         artifact = self.artifact
         model, attachment = artifact.wire
         if self.baseline is not None:  # diff facts in the sidebar's METADATA, next to torchlens' rows
-            attachment = self._baseline_attachment(artifact, self.baseline)
+            attachment = self._baseline_attachment(self.baseline)
         header = NetronGraph(
             identifier=artifact.identifier,
             attachment=artifact.attachment_identifier,
@@ -305,17 +305,15 @@ class NetronSource:
             header["overlay"] = self.overlay_values(overlay)
         return header, [model, attachment]
 
-    def _baseline_attachment(self, artifact: NetronArtifact, facts: BaselineFacts) -> bytes:
+    def _baseline_attachment(self, facts: BaselineFacts) -> bytes:
         """torchlens' companion with the baseline's rows added, made once per baseline: every graph
         reply (an overlay switch too) sends it while the baseline is set."""
-        cached = self._baseline_wire
-        if cached is None or cached[0] is not facts or cached[1] is not artifact:
-            companion = json.loads(artifact.attachment_json)
+        if self._baseline_wire is None or self._baseline_wire[0] is not facts:
+            companion = json.loads(self.artifact.attachment_json)
             companion["metadata"] += baseline_metadata(facts, (entry.node_id for entry in self.index))
             # Compact: json's C encoder (an indented dump takes its pure-Python path, 10x slower).
-            cached = (facts, artifact, gzip_text(json.dumps(companion, separators=(",", ":"))))
-            self._baseline_wire = cached
-        return cached[2]
+            self._baseline_wire = (facts, gzip_text(json.dumps(companion, separators=(",", ":"))))
+        return self._baseline_wire[1]
 
     def overlay_values(self, overlay: Overlay) -> NetronOverlay:
         """The overlay keyed by Netron node name (Netron has no node data: our host colours boxes).
