@@ -147,9 +147,15 @@ def drawn_notebook(
     def listen(page: RecordedPage) -> None:
         page.page.on("websocket", measured.record)
 
-    # A kernel behind the gateway is launched by the gateway, through the relay: on a loaded 2-core
-    # machine its first idle once took over the 120 s a local kernel gets (a fresh-clone run, 2026-12-04).
-    with notebook_session(server, browser, name, CELLS, widgets=2, on_page=listen, open_timeout=300_000) as (
+    # JupyterLab's first kernel socket asks a subprotocol the relay does not answer; JupyterLab drops
+    # it and opens another with the same session id while the gateway is still starting the kernel.
+    # On a loaded machine the gateway then sometimes opens the dropped one last, and the page's socket
+    # never hears the kernel (JupyterLab waits forever, "Connecting"). This is the stack, not the
+    # widget: a user reconnects from the Kernel menu, and so does this test (docs/hosts.md). Stuck, the
+    # page's kernel is "unknown" on a connected socket; a healthy socket hears the kernel in seconds.
+    with notebook_session(
+        server, browser, name, CELLS, widgets=2, on_page=listen, reconnect_after=20_000
+    ) as (
         page,
         kernel,
     ):
@@ -267,6 +273,8 @@ def test_an_overlay_recolours_the_graph(session: NotebookSession) -> None:
 def test_a_cell_after_the_widgets_still_runs(session: NotebookSession) -> None:
     # The page shows the last cell's output: the relay still carries the kernel's messages.
     expect(session.page.page.get_by_text("after the widgets: 42")).to_be_visible()
-    session.kernel.run("assert n.status == 'ready' and w.status == 'ready'")
+    # The views' last "ready" travels page -> JupyterLab -> gateway -> kernel, and this test's request
+    # reaches the kernel by another route: wait for it rather than read it once.
+    session.kernel.wait_for("(n.status, w.status)", ("ready", "ready"), timeout=30)
     assert unexpected(session.page.console_errors) == []
     assert session.page.off_machine_requests() == []

@@ -289,8 +289,24 @@ NOTEBOOK_READY = """() => {
 }"""
 
 
-def open_notebook(page: Any, server: JupyterServer, notebook: str, timeout: float = 120_000) -> None:
-    """Opens ``notebook`` in the page and waits until its kernel is idle (cells sent earlier are lost)."""
+KERNEL_STATUS = """() => {
+  const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const kernel = panel && panel.sessionContext && panel.sessionContext.session && panel.sessionContext.session.kernel;
+  return kernel ? `${kernel.status}, ${kernel.connectionStatus}` : 'no kernel';
+}"""
+
+
+def open_notebook(
+    page: Any,
+    server: JupyterServer,
+    notebook: str,
+    timeout: float = 120_000,
+    reconnect_after: float | None = None,
+) -> None:
+    """Opens ``notebook`` in the page and waits until its kernel is idle (cells sent earlier are lost).
+
+    ``reconnect_after`` (ms): if the kernel is not idle by then, reconnect to it once, as the Kernel
+    menu's "Reconnect to Kernel" does, and wait out ``timeout`` again."""
     if server.app == "lab":
         # A workspace of its own, reset: JupyterLab would otherwise reopen every notebook an earlier
         # test opened on this server, and their widgets would share the page.
@@ -298,6 +314,18 @@ def open_notebook(page: Any, server: JupyterServer, notebook: str, timeout: floa
         page.goto(server.url(f"/lab/workspaces/{workspace}/tree/{notebook}") + "&reset")
     else:
         page.goto(server.url(f"/notebooks/{notebook}"))
+    if reconnect_after is not None:
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            page.wait_for_function(NOTEBOOK_READY, timeout=reconnect_after)
+            return
+        except PlaywrightTimeout:
+            status = page.evaluate(KERNEL_STATUS)
+            print(f"\n{notebook}: kernel not idle after {reconnect_after / 1000:.0f} s ({status}): reconnecting")
+            page.evaluate(
+                "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.reconnect()"
+            )
     page.wait_for_function(NOTEBOOK_READY, timeout=timeout)
 
 

@@ -191,12 +191,14 @@ def notebook_session(
     height: int = 1000,
     settled: Callable[[RecordedPage], None] | None = None,
     open_timeout: float = 120_000,
+    reconnect_after: float | None = None,
 ) -> Iterator[tuple[RecordedPage, KernelAccess]]:
     """Writes ``cells`` as a notebook, opens it, runs every cell and waits for ``widgets`` widgets.
 
     ``init_script`` runs in every frame of the page before the frame's own scripts; ``on_page(page)``
     before the notebook opens (to listen to the page from its first request); ``height``: the page's;
-    ``settled(page)``, when given, is the wait after Run All instead of ``widgets`` settled."""
+    ``settled(page)``, when given, is the wait after Run All instead of ``widgets`` settled;
+    ``reconnect_after``: see :func:`open_notebook`."""
     notebook = server.write_notebook(name, cells)
     page = RecordedPage(browser, height=height, color_scheme=color_scheme)
     if count_listeners:
@@ -206,7 +208,7 @@ def notebook_session(
     if on_page:
         on_page(page)
     try:
-        open_notebook(page.page, server, notebook, timeout=open_timeout)
+        open_notebook(page.page, server, notebook, timeout=open_timeout, reconnect_after=reconnect_after)
         kernel = server.kernel_for(notebook)
         try:
             started = time.monotonic()
