@@ -291,7 +291,8 @@ NOTEBOOK_READY = """() => {
 
 KERNEL_STATUS = """() => {
   const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-  const kernel = panel && panel.sessionContext && panel.sessionContext.session && panel.sessionContext.session.kernel;
+  const session = panel && panel.sessionContext && panel.sessionContext.session;
+  const kernel = session && session.kernel;
   return kernel ? `${kernel.status}, ${kernel.connectionStatus}` : 'no kernel';
 }"""
 
@@ -322,7 +323,8 @@ def open_notebook(
             return
         except PlaywrightTimeout:
             status = page.evaluate(KERNEL_STATUS)
-            print(f"\n{notebook}: kernel not idle after {reconnect_after / 1000:.0f} s ({status}): reconnecting")
+            waited = f"{reconnect_after / 1000:.0f} s"
+            print(f"\n{notebook}: kernel not idle after {waited} ({status}): reconnecting")
             page.evaluate(
                 "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.reconnect()"
             )
