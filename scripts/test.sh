@@ -23,7 +23,7 @@ npx vitest run
 echo "== wheel contains the bundle"
 bash scripts/check_wheel.sh
 echo "== pytest (unit, end-to-end, notebooks)"
-# --durations: the slowest tests, so the next engineer sees where the 25-minute budget goes.
+# --durations: the slowest tests, so the next engineer sees where the time goes (docs/benchmarks.md).
 # --no-loadscope-reorder: files in the collection's order (tests/conftest.py puts the longest first), not
 # by their number of tests (which left the long few-test files for last).
 $py -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder --durations=25 --nbmake \
