@@ -25,7 +25,7 @@ from torchlens.errors import TorchLensError
 from .. import _export_cache
 from .._assets import AssetBundle
 from .._errors import NetronOptionError, NodeNotFoundError, ViewerAssetsError, ViewerNotAvailableError
-from .._gzip_json import gzip_text
+from .._gzip_json import gzip_json, gzip_text
 from .._overlays import ADDITIVE_OVERLAYS, Overlay
 from .._privacy import without_source_locations
 from .._protocol import NetronGraph, NetronOverlay, Reply, Role
@@ -311,8 +311,7 @@ class NetronSource:
         if self._baseline_wire is None or self._baseline_wire[0] is not facts:
             companion = json.loads(self.artifact.attachment_json)
             companion["metadata"] += baseline_metadata(facts, (entry.node_id for entry in self.index))
-            # Compact: json's C encoder (an indented dump takes its pure-Python path, 10x slower).
-            self._baseline_wire = (facts, gzip_text(json.dumps(companion, separators=(",", ":"))))
+            self._baseline_wire = (facts, gzip_json(companion))
         return self._baseline_wire[1]
 
     def overlay_values(self, overlay: Overlay) -> NetronOverlay:
