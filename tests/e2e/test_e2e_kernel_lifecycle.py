@@ -11,7 +11,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from tests.helpers.harness import JupyterServer, run_all_cells
+from tests.helpers.harness import KERNEL, JupyterServer, run_all_cells
 from tests.helpers.notebook import SETTLED, notebook_session
 
 CELLS = [
@@ -21,8 +21,6 @@ log = tl.trace(model, torch.randn(1, 4))""",
     "w = tlw.explore(log, height=320)\nw",
     "n = tlw.explore(log, viewer='netron', height=320)\nn",
 ]
-
-KERNEL = "window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
 
 
 def test_interrupt_keeps_the_widget_live_and_restart_says_it_is_disconnected(

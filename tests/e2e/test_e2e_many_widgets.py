@@ -14,7 +14,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from tests.helpers.harness import JupyterServer, open_info_panel
+from tests.helpers.harness import KERNEL, JupyterServer, open_info_panel
 from tests.helpers.notebook import SETTLED, notebook_session
 from tests.helpers.pixels import shows_a_graph
 
@@ -195,7 +195,6 @@ def test_a_lost_webgl_context_redraws_on_screen_at_once_and_off_screen_when_scro
         assert page.console_errors == []
 
 
-KERNEL = "window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
 FIVE = "old = [tlw.explore(log, height=220) for _ in range(5)]\ndisplay(*old)"
 # Run again by hand once the kernel restarted (`restarted` is set then): three live explorers.
 THREE_MORE = "if restarted:\n    new = [tlw.explore(log, height=220) for _ in range(3)]\n    display(*new)"

@@ -289,6 +289,9 @@ NOTEBOOK_READY = """() => {
 }"""
 
 
+# The notebook's kernel connection in JupyterLab's page (a JavaScript expression).
+KERNEL = "window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+
 KERNEL_STATUS = """() => {
   const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
   const session = panel && panel.sessionContext && panel.sessionContext.session;
@@ -325,9 +328,7 @@ def open_notebook(
             status = page.evaluate(KERNEL_STATUS)
             waited = f"{reconnect_after / 1000:.0f} s"
             print(f"\n{notebook}: kernel not idle after {waited} ({status}): reconnecting")
-            page.evaluate(
-                "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.reconnect()"
-            )
+            page.evaluate(f"() => {KERNEL}.reconnect()")
     page.wait_for_function(NOTEBOOK_READY, timeout=timeout)
 
 
