@@ -85,17 +85,20 @@ def test_unsupported_netron_version_is_refused(monkeypatch: pytest.MonkeyPatch) 
 # ----- artifact in memory -------------------------------------------------------------------------
 
 
-def _listing(folder: str | Path) -> set[str]:
-    return set(os.listdir(folder))
-
-
 @pytest.mark.parametrize("granularity", GRANULARITIES)
-def test_payload_and_companion_are_built_in_memory(bert_log: Any, granularity: str) -> None:
-    cwd, tmp = _listing(os.getcwd()), _listing(tempfile.gettempdir())
+def test_payload_and_companion_are_built_in_memory(
+    bert_log: Any, granularity: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A working and a temporary folder of this test's own: the machine's /tmp is shared with the other
+    # worker's kernels, which make (and remove) their own files there while this runs.
+    cwd, tmp = tmp_path / "cwd", tmp_path / "tmp"
+    cwd.mkdir()
+    tmp.mkdir()
+    monkeypatch.chdir(cwd)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     source = NetronSource(bert_log, granularity)
     header, buffers = source.graph()
-    assert _listing(os.getcwd()) == cwd
-    assert _listing(tempfile.gettempdir()) == tmp
+    assert os.listdir(cwd) == [] and os.listdir(tmp) == []  # nothing written, or nothing left behind
 
     assert header["identifier"] == "BertModel.onnx.json"
     assert header["attachment"] == "BertModel.onnx.attachment.json"
