@@ -1,6 +1,7 @@
 // What the page side of every viewer frame does alike: a srcdoc frame in the cell, its postMessage
 // traffic (only its own frame is heard), the errors it reported while starting, and the selection
-// in both directions (a select before the frame can take it waits; an echo of our own is dropped).
+// in both directions (a select before the frame can take it waits; a selection reaches the kernel only
+// if the user made it: each bridge tells the user's from the viewer answering our select).
 // js/model-explorer/bridge.ts and js/netron/bridge.ts speak their frame's messages on top of it.
 
 declare global {
@@ -101,7 +102,10 @@ export abstract class FrameBridge {
     this.lastSelected = "";
   }
 
-  /** The user selected `nodeId` in the frame: passed on, unless it echoes our own select. */
+  /**
+   * The user selected `nodeId` in the frame (the bridge has told it from an answer to our select: a late
+   * answer passed on would undo a newer select of the kernel's): passed on, unless it is selected already.
+   */
   protected selectedInFrame(nodeId: string): void {
     if (!nodeId || nodeId === this.lastSelected) return;
     this.lastSelected = nodeId;

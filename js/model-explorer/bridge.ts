@@ -37,7 +37,9 @@ import {
   SHIM_RENDERED,
   SHIM_RECOLOUR,
   SHIM_RECOLOURED,
+  SHIM_SELECT_HEARD,
   SHIM_START,
+  SHIM_USER_PRESSED,
   type ShimBootMessage,
   type ShimFetchRequest,
   type ShimRecolourReply,
@@ -197,6 +199,12 @@ export class ModelExplorerFrame extends FrameBridge {
   private marks: NodeMark[] = [];
   private nextMark = 0;
   private readonly markings = new Map<number, () => void>();
+  /**
+   * Whether the user pressed in the frame since it last took a select of ours: only then is a node
+   * selection the app reports the user's (otherwise it answers our select, maybe one the kernel has
+   * since replaced).
+   */
+  private userPressed = false;
 
   /**
    * An app that starts now and waits, in `holder`, for the graph of whichever view adopts it. It can
@@ -361,8 +369,14 @@ export class ModelExplorerFrame extends FrameBridge {
         // A canvas that is not in the page (the app's WebGL capability probe) blanks nothing.
         if (message.shown) this.options.onContextLost?.();
         break;
+      case SHIM_SELECT_HEARD:
+        this.userPressed = false;
+        break;
+      case SHIM_USER_PRESSED:
+        this.userPressed = true;
+        break;
       case ME_NODE_SELECTED:
-        this.selectedInFrame(String(message.nodeId ?? ""));
+        if (this.userPressed) this.selectedInFrame(String(message.nodeId ?? ""));
         break;
       case SHIM_IMAGE_REPLY:
         this.settleBlob(message as unknown as ShimImageReply);

@@ -2,8 +2,8 @@
 // scripts. It lets the unmodified app run from blob: URLs in a srcdoc document, answers the app's
 // server API from the parent page, and keeps the app off the network and off the page's history.
 // Its parts: the message guard (shim-guard.ts), the offline app (shim-offline.ts), the widget's
-// layout (shim-layout.ts), an overlay switch and highlights in place (shim-recolour.ts, shim-marks.ts)
-// and the reports to the parent (shim-reports.ts).
+// layout (shim-layout.ts), an overlay switch and highlights in place (shim-recolour.ts, shim-marks.ts),
+// whose node selections are the user's (shim-selection.ts) and the reports to the parent (shim-reports.ts).
 import { keepFocusWithUser } from "../frame-manners";
 import type { ShimConfig, ShimPost } from "./protocol";
 import { guardMessages } from "./shim-guard";
@@ -12,6 +12,7 @@ import { answerFetch, keepHistoryInFrame, keepStorageInMemory, mapAssetUrls } fr
 import { answerMarks } from "./shim-marks";
 import { answerRecolour } from "./shim-recolour";
 import { reportErrors, reportPaint, watchWebglContexts } from "./shim-reports";
+import { reportWhoSelects } from "./shim-selection";
 
 declare global {
   interface Window {
@@ -41,6 +42,7 @@ function startShim(config: ShimConfig): void {
   answerLayoutCommands(post, trusted);
   answerRecolour(post, trusted);
   answerMarks(post, trusted);
+  reportWhoSelects(post, trusted); // before the app: the parent hears "select heard" before any answer to it
   reportPaint(post);
   reportErrors(config, post);
 }

@@ -94,3 +94,37 @@ describe("the Model Explorer frame shim's message guard", () => {
     expect(handleEvent).toHaveBeenCalledTimes(1);
   });
 });
+
+describe("the Model Explorer frame shim's report of who selects", () => {
+  const posted = () => vi.mocked(window.parent.postMessage).mock.calls.map(([data]) => (data as { cmd: string }).cmd);
+  const press = (type: string, trusted = true) => {
+    const event = new Event(type, { bubbles: true });
+    Object.defineProperty(event, "isTrusted", { value: trusted }); // a browser's user input is trusted
+    window.dispatchEvent(event);
+  };
+
+  it("says the parent's select was heard before the app hears it", () => {
+    vi.mocked(window.parent.postMessage).mockClear();
+    const app = vi.fn(() => expect(posted()).toEqual(["tlw-me-select-heard"]));
+    window.addEventListener("message", app);
+    window.dispatchEvent(fromParent());
+    expect(app).toHaveBeenCalledTimes(1);
+    window.dispatchEvent(forged()); // another frame's select is not the parent's
+    expect(posted()).toEqual(["tlw-me-select-heard"]);
+    window.removeEventListener("message", app);
+  });
+
+  it("says once that the user pressed after it, and again only after the next select", () => {
+    window.dispatchEvent(fromParent());
+    vi.mocked(window.parent.postMessage).mockClear();
+    press("keydown", false); // the app's own synthetic key (the parent's fit)
+    expect(posted()).toEqual([]);
+    press("pointerdown");
+    press("mousedown");
+    press("keydown");
+    expect(posted()).toEqual(["tlw-me-user-pressed"]);
+    window.dispatchEvent(fromParent());
+    press("touchstart");
+    expect(posted()).toEqual(["tlw-me-user-pressed", "tlw-me-select-heard", "tlw-me-user-pressed"]);
+  });
+});
