@@ -1,9 +1,10 @@
 """Contract test for the Model Explorer internals the frame reaches (js/model-explorer/shim-recolour.ts,
-shim-marks.ts): an overlay switch adds a run to the app's node-data service, a baseline sets attributes
-on its graphs' nodes (and its layout worker's copy), and a highlight sets rules of its node styler,
-through the renderers the app lists on window.me_test. Each name is looked up in the
-installed app's script, so a new ai-edge-model-explorer that renames one fails here, by name, instead of
-as an overlay switch or a highlight that silently draws nothing."""
+shim-marks.ts, shim-selection.ts): an overlay switch adds a run to the app's node-data service, a
+baseline sets attributes on its graphs' nodes (and its layout worker's copy), a highlight sets rules of
+its node styler, through the renderers the app lists on window.me_test, and the user's selections are
+told from the app's answers to the page's. Each name is looked up in the installed app's script, so a
+new ai-edge-model-explorer that renames one fails here, by name, instead of as an overlay switch or a
+highlight that silently draws nothing."""
 
 from __future__ import annotations
 
@@ -66,6 +67,19 @@ INTERNALS = {
     "a node's attributes read as strings, other values only by known type": (
         r"Object\.entries\(\w+\.attrs\|\|\{\}\)\)if\(typeof (\w+)==\"string\"\)\w+\[\w+\]=\1;"
         r"else switch\(\1\.type\)\{case [\w$]+\.NODE_IDS:.{0,60}default:break\}"
+    ),
+    # Whose selection it is (shim-selection.ts): the app reports every selection to its parent alike, a
+    # select of the page's included, and a click selects the node under the pointer at once (after the
+    # press the shim reports).
+    "the app reports a selection to its parent": (
+        r'window\.parent\.postMessage\(\{cmd:"model-explorer-node-selected",nodeId:'
+    ),
+    "the app selects a node by id on the parent's command": (
+        r'case"model-explorer-select-node-by-node-id":let (\w+)=\w+\.nodeId;'
+        r"\1&&this\.handleSelectNodeByNodeIdFromPostMessage\(\1\)"
+    ),
+    "a click on the graph selects the node under the pointer": (
+        r"handleClickOnGraph\(\w+\)\{this\.hoveredNodeId\?.{0,80}this\.handleSelectNode\(this\.hoveredNodeId\)"
     ),
 }
 
