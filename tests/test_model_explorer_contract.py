@@ -101,7 +101,7 @@ WORKER_INTERNALS = {
 
 
 @pytest.mark.parametrize("what", INTERNALS)
-def test_the_installed_app_has_the_internals_an_overlay_switch_uses(app_script: str, what: str) -> None:
+def test_the_installed_app_has_the_internals_the_shim_uses(app_script: str, what: str) -> None:
     assert re.search(INTERNALS[what], app_script, re.DOTALL), f"Model Explorer no longer has {what}"
 
 
