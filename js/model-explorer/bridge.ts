@@ -14,7 +14,7 @@
 import { filesWithRole, textWithRole, type AssetBundle } from "../assets";
 import { FrameBridge, type FrameMessage } from "../frame-bridge";
 import { makeNonce } from "../csp";
-import { buildDocument, encodeQuery, inlineStyles, JSON_ADAPTER, type StartQuery } from "./document";
+import { buildDocument, encodeQuery, inlineStyles, JSON_ADAPTER, type StartQuery, WIDGET_CSS } from "./document";
 import type { AttributeChanges } from "./node-attributes";
 import {
   SHIM_ESCAPE,
@@ -67,7 +67,7 @@ function prepare(bundle: AssetBundle): PreparedApp {
     assets: [...filesWithRole(bundle, "data"), ...filesWithRole(bundle, "worker")],
     styles: filesWithRole(bundle, "style"),
     entries: filesWithRole(bundle, "entry"),
-    inlineStyles: inlineStyles(indexHtml),
+    inlineStyles: [...inlineStyles(indexHtml), WIDGET_CSS],
   };
   const app = { indexHtml, boot };
   prepared.set(bundle.key, app);

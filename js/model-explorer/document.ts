@@ -83,6 +83,31 @@ export interface DocumentParts {
 
 const INLINE_STYLE = /<style>([\s\S]*?)<\/style>/g;
 
+/**
+ * The widget's own rules for the app, after its styles: a frame in a cell is narrower than the page
+ * the app is made for, and its title bar then wrapped "Add per-node data" onto three lines over the
+ * graph's toolbar and pushed its last buttons out of the frame. In a narrow frame the title keeps its
+ * logo (the widget's header names the viewer) and the node data button its icon and tooltip; in a very
+ * narrow one the graph selector drops the collection's name (its list still names it). Its
+ * links to the app's documentation and bug tracker go nowhere from a sandboxed frame (no pop-ups, no
+ * network): they are not shown.
+ * "!important": Angular adds an attribute to each part of its components' selectors, which outweigh any
+ * of ours.
+ */
+export const WIDGET_CSS = `
+title-bar .icons-container { display: none !important; }
+@media (max-width: 820px) {
+  title-bar .title { font-size: 0 !important; }
+  node-data-provider-dropdown .label { display: none !important; }
+  title-bar .btns-container { flex-shrink: 0 !important; }
+  title-bar .btns-container-external { display: flex !important; }
+  title-bar graph-selector { min-width: 0 !important; }
+}
+@media (max-width: 560px) {
+  title-bar graph-selector .collection-label { display: none !important; }
+}
+`;
+
 /** index.html's own <style> texts, in order: the frame adds them once it has minted the fonts' URLs. */
 export function inlineStyles(indexHtml: string): string[] {
   return [...indexHtml.replace(/<!--[\s\S]*?-->/g, "").matchAll(INLINE_STYLE)].map((match) => match[1]);

@@ -103,7 +103,7 @@ export interface ShimBootMessage {
   /** Stylesheets, then the module scripts, in the order index.html loads them. */
   styles: string[];
   entries: string[];
-  /** index.html's own <style> texts (their font faces point at the frame's blob URLs once minted). */
+  /** index.html's own <style> texts (their font faces point at the frame's blob URLs once minted), then the widget's. */
   inlineStyles: string[];
 }
 

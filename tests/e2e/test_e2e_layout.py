@@ -133,6 +133,50 @@ def test_the_graph_gets_most_of_the_width_in_both_viewers_and_each_diff_pane(
     session.root(NETRON).screenshot(path=str(artifacts / "layout-netron-selected-1100.png"))
 
 
+# Model Explorer's title bar, read in its frame: the frame's width, the bar's bottom, and the farthest
+# right and lowest edges of its controls (buttons, the title, the graph selector, the node data button).
+TITLE_BAR = """() => {
+  const bar = document.querySelector("title-bar > .container");
+  const selector = "button, .title, graph-selector, node-data-provider-dropdown .icon-container";
+  const boxes = [...bar.querySelectorAll(selector)]
+    .map((el) => el.getBoundingClientRect())
+    .filter((r) => r.width > 0);
+  return {
+    frame: document.documentElement.clientWidth,
+    barBottom: bar.getBoundingClientRect().bottom,
+    controls: boxes.length,
+    right: Math.max(...boxes.map((r) => r.right)),
+    bottom: Math.max(...boxes.map((r) => r.bottom)),
+  };
+}"""
+
+
+def test_model_explorers_title_bar_keeps_one_row_with_every_control_in_the_frame(
+    session: Session, artifacts: Path
+) -> None:
+    # The app is made for a whole page; in a cell its title bar wrapped "Add per-node data" onto three
+    # lines over the graph's toolbar and pushed its last buttons out of the frame.
+    viewport = session.p.viewport_size
+    try:
+        for width in (WIDGET_WIDTH, 800):
+            session.p.set_viewport_size({"width": viewport["width"] + width - WIDGET_WIDTH, "height": 1000})
+            wait_for_width(session, session.root(ME), lambda w, width=width: abs(w - width) < 2)
+            frame = session.frame(ME)
+            session.root(ME).scroll_into_view_if_needed()
+            expect(frame.locator("title-bar > .container")).to_be_visible(timeout=30_000)
+            session.p.wait_for_timeout(300)  # the frame's layout after the resize
+            bar = frame.locator("title-bar").evaluate(f"(_el) => ({TITLE_BAR})()")
+            assert bar["controls"] >= 6, bar
+            assert bar["right"] <= bar["frame"] + 0.5, (
+                f"a control ends outside the frame at {width} px: {bar}"
+            )
+            assert bar["bottom"] <= bar["barBottom"] + 0.5, f"the title bar wraps at {width} px: {bar}"
+            session.root(ME).screenshot(path=str(artifacts / f"layout-title-bar-{width}.png"))
+    finally:
+        session.p.set_viewport_size(viewport)
+        wait_for_width(session, session.root(ME), lambda w: abs(w - WIDGET_WIDTH) < 2)
+
+
 # Marks the app's info panel (its element and the clicks its toggle receives) before the user's click,
 # so that a failure can tell a click that never reached the toggle from a panel the app replaced (the
 # frame's shim closes each new panel once) or one closed again.
