@@ -50,8 +50,11 @@ def main() -> None:
             open_notebook(page, server, name)
             kernel = server.kernel_for(name)
             run_all_cells(page)
-            page.wait_for_function(READY, arg=2, timeout=300_000)
             roots = page.locator(".tlw-root")
+            # A view off screen waits to be scrolled to before it draws, as a reader's would.
+            for index in (0, 1):
+                roots.nth(index).scroll_into_view_if_needed()
+                page.wait_for_function(READY, arg=index + 1, timeout=300_000)
             width = roots.first.bounding_box()["width"]  # type: ignore[index]
             page.set_viewport_size({"width": round(1400 + args.width - width), "height": 1000})
             # An op inside layer 1's MLP; in Netron, the first linear op (inside a module call).
