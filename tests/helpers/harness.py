@@ -281,23 +281,20 @@ class KernelAccess:
         self.client.stop_channels()
 
 
-NOTEBOOK_READY = """() => {
-  const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-  const session = panel && panel.sessionContext && panel.sessionContext.session;
-  const kernel = session && session.kernel;
-  return Boolean(kernel && kernel.status === 'idle' && panel.content && panel.content.widgets.length);
-}"""
+# The notebook's kernel connection in JupyterLab's page (a JavaScript expression): undefined while the
+# page has none, and a call on it then throws (the parentheses end the optional chain).
+KERNEL = "(window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel)"
 
+NOTEBOOK_READY = f"""() => {{
+  const kernel = {KERNEL};
+  const notebook = window.jupyterapp?.shell.currentWidget?.content;
+  return Boolean(kernel && kernel.status === 'idle' && notebook && notebook.widgets.length);
+}}"""
 
-# The notebook's kernel connection in JupyterLab's page (a JavaScript expression).
-KERNEL = "window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
-
-KERNEL_STATUS = """() => {
-  const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-  const session = panel && panel.sessionContext && panel.sessionContext.session;
-  const kernel = session && session.kernel;
-  return kernel ? `${kernel.status}, ${kernel.connectionStatus}` : 'no kernel';
-}"""
+KERNEL_STATUS = f"""() => {{
+  const kernel = {KERNEL};
+  return kernel ? `${{kernel.status}}, ${{kernel.connectionStatus}}` : 'no kernel';
+}}"""
 
 
 def open_notebook(
