@@ -5,7 +5,7 @@
 // The cache lives on globalThis because each widget may load its own copy of this module, under a
 // key versioned by its shape (js/page-globals.ts): another build's cache on the page is not ours.
 import { gunzip } from "./bytes";
-import { ChannelDisposedError, RequestError, type KernelChannel } from "./channel";
+import { RequestError, type KernelChannel } from "./channel";
 import { isRecord, pageGlobal } from "./page-globals";
 import { parseAssetsReply, type AssetFile, type AssetRole, type Viewer } from "./protocol";
 
@@ -38,8 +38,8 @@ export function textWithRole(bundle: AssetBundle, role: AssetRole): string {
 
 interface CacheEntry {
   promise: Promise<AssetBundle>;
-  /** The channel of the view whose request fetches it. */
-  asker: KernelChannel;
+  /** The channel of the view whose request fetches it; null once it settled (the cache keeps no view). */
+  asker: KernelChannel | null;
 }
 
 type Cache = Map<string, CacheEntry>;
@@ -57,9 +57,18 @@ function pageCache(): Cache {
  * class: every widget's copy of this module has its own KernelChannel class.
  */
 function isCacheEntry(entry: unknown): entry is CacheEntry {
-  if (!isRecord(entry) || !isRecord(entry.asker)) return false;
-  return typeof (entry.promise as Promise<unknown> | undefined)?.then === "function" && typeof entry.asker.request === "function";
+  if (!isRecord(entry)) return false;
+  const asker = entry.asker;
+  if (asker !== null && !(isRecord(asker) && typeof asker.request === "function")) return false;
+  return typeof (entry.promise as Promise<unknown> | undefined)?.then === "function";
 }
+
+/**
+ * How long a view waits for viewer files another view is fetching before it asks on its own channel:
+ * that view's kernel may be another notebook's, busy with a long cell or gone, and its request's
+ * deadline and messages are that view's, not this one's.
+ */
+export const FOREIGN_FETCH_WAIT_MS = 15_000;
 
 type Transfers = { requests: number; bytes: number };
 
@@ -98,29 +107,49 @@ async function download(channel: KernelChannel, key: string): Promise<AssetBundl
 }
 
 /**
- * The bundle stored under `key`, asked of the kernel by the first view that needs it. If that view
- * closes before the answer comes, a view still waiting asks again on its own channel instead of
- * failing with the closed view's error.
+ * The bundle stored under `key`, asked of the kernel by the first view that needs it. A view that
+ * finds another view's request in flight waits for it, but asks again on its own channel if that
+ * request fails (its view closed, its kernel restarted) or has not answered within
+ * FOREIGN_FETCH_WAIT_MS: this view's own request then has this view's deadline and messages.
  */
 export function getAssets(key: string, channel: KernelChannel): Promise<AssetBundle> {
   if (!key) return Promise.reject(new RequestError("No viewer asset key yet: the kernel has not said which viewer to show."));
   const cache = pageCache();
   const held = cache.get(key);
-  let entry = isCacheEntry(held) ? held : undefined;
-  if (!entry) {
-    const promise = download(channel, key);
-    const created: CacheEntry = { promise, asker: channel };
-    cache.set(key, created);
-    // A failed transfer must not poison the page: the next widget asks again.
-    promise.catch(() => {
-      if (cache.get(key) === created) cache.delete(key);
-    });
-    entry = created;
-  }
+  const entry = isCacheEntry(held) ? held : undefined;
+  if (!entry) return fetchAndCache(key, channel);
   const { promise, asker } = entry;
-  if (asker === channel) return promise;
-  return promise.catch((error: unknown) => {
-    if (error instanceof ChannelDisposedError) return getAssets(key, channel);
-    throw error;
+  if (asker === null || asker === channel) return promise;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const tooLong = new Promise<"too long">((resolve) => {
+    timer = setTimeout(() => resolve("too long"), FOREIGN_FETCH_WAIT_MS);
   });
+  return Promise.race([promise, tooLong])
+    .then((won) => (won === "too long" ? ownFetch(key, channel, entry) : won))
+    .catch(() => ownFetch(key, channel, entry))
+    .finally(() => clearTimeout(timer));
+}
+
+/** This view's own request for the bundle; cached if the page has none better meanwhile. */
+function ownFetch(key: string, channel: KernelChannel, foreign: CacheEntry): Promise<AssetBundle> {
+  const held = pageCache().get(key);
+  if (isCacheEntry(held) && held !== foreign) return held.asker === channel || held.asker === null ? held.promise : getAssets(key, channel);
+  return fetchAndCache(key, channel);
+}
+
+function fetchAndCache(key: string, channel: KernelChannel): Promise<AssetBundle> {
+  const cache = pageCache();
+  const promise = download(channel, key);
+  const created: CacheEntry = { promise, asker: channel };
+  cache.set(key, created);
+  promise.then(
+    () => {
+      created.asker = null; // settled: the cache no longer holds the view that asked
+    },
+    () => {
+      // A failed transfer must not poison the page: the next widget asks again.
+      if (cache.get(key) === created) cache.delete(key);
+    },
+  );
+  return promise;
 }

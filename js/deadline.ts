@@ -12,18 +12,43 @@ export function isDisplayed(el: Element): boolean {
   return el.isConnected && el.getClientRects().length > 0;
 }
 
+/** The reason a wait ends when its view stopped waiting (closed, paused, or a newer draw): nobody's error. */
+export class WaitAbandoned extends Error {
+  constructor() {
+    super("the view stopped waiting");
+    this.name = "WaitAbandoned";
+  }
+}
+
 /**
  * Resolves as `pending` does, or rejects with `timeoutError()` once it has been pending for
- * `budgetMs` of time during which `counting()` was true.
+ * `budgetMs` of time during which `counting()` was true. An aborted `signal` ends the wait at once
+ * (rejecting with WaitAbandoned): a view closed before its frame drew leaves no timer behind.
  */
-export function pausableDeadline<T>(pending: Promise<T>, counting: () => boolean, timeoutError: () => Error, budgetMs: number): Promise<T> {
+export function pausableDeadline<T>(
+  pending: Promise<T>,
+  counting: () => boolean,
+  timeoutError: () => Error,
+  budgetMs: number,
+  signal?: AbortSignal,
+): Promise<T> {
   let timer: ReturnType<typeof setInterval> | undefined;
+  let onAbort = () => {};
   const deadline = new Promise<never>((_, reject) => {
+    if (signal?.aborted) {
+      reject(new WaitAbandoned());
+      return;
+    }
     let spent = 0;
     timer = setInterval(() => {
       if (counting()) spent += TICK_MS;
       if (spent >= budgetMs) reject(timeoutError());
     }, TICK_MS);
+    onAbort = () => reject(new WaitAbandoned());
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
-  return Promise.race([pending, deadline]).finally(() => clearInterval(timer));
+  return Promise.race([pending, deadline]).finally(() => {
+    clearInterval(timer);
+    signal?.removeEventListener("abort", onAbort);
+  });
 }

@@ -34,11 +34,15 @@ export interface FrameBridgeOptions {
   onSelect: (nodeId: string) => void;
 }
 
+/** How many of a frame's reported errors are kept to explain a failed draw. */
+export const MAX_KEPT_ERRORS = 5;
+
 export abstract class FrameBridge {
   readonly iframe: HTMLIFrameElement;
   /** Resolves with milliseconds until the first graph is drawn; rejects if it cannot be. */
   abstract readonly rendered: Promise<number>;
-  protected readonly errors: string[] = [];
+  private readonly errors: string[] = [];
+  private errorsNotKept = 0;
   private readonly listener = (event: MessageEvent) => this.hear(event);
   private lastSelected = "";
   private pendingSelect = "";
@@ -56,7 +60,16 @@ export abstract class FrameBridge {
 
   /** Errors the viewer reported while starting (shown if it never draws). */
   get startupErrors(): readonly string[] {
-    return this.errors;
+    return this.errorsNotKept ? [...this.errors, `and ${this.errorsNotKept} more`] : this.errors;
+  }
+
+  /**
+   * An error the viewer reported. Only the first few are kept (the first is the likeliest cause): a
+   * frame that logs an error per redraw for hours must not grow the page's memory with them.
+   */
+  protected noteStartupError(text: string): void {
+    if (this.errors.length < MAX_KEPT_ERRORS) this.errors.push(text);
+    else this.errorsNotKept += 1;
   }
 
   /** Selects a node in the frame (now, or once the frame can take it). */

@@ -43,6 +43,9 @@ export interface DrawingHooks {
 export class GraphDrawing {
   private frame: ViewerFrame | null = null;
   private generation = 0; // bumped by every show(); a stale show() stops at its next await
+  // Ends the current draw's waits (its deadline and status timers) when it is superseded or the view
+  // closes: a frame that never paints must not keep them, and the graph they hold, alive.
+  private drawAbort = new AbortController();
   private paused = false; // off-screen, its frame freed for the page's WebGL budget (frame-budget.ts)
   private retired = false;
   private readonly slot;
@@ -117,6 +120,7 @@ export class GraphDrawing {
   }
 
   dispose(): void {
+    this.drawAbort.abort();
     this.picture.dispose();
     this.stopTracking();
     this.slot.free();
@@ -125,6 +129,13 @@ export class GraphDrawing {
 
   /** Whether the browser paints this view's frame now: laid out, and in the viewport. */
   private readonly onScreen = () => isDisplayed(this.view.root) && this.slot.entry.visible;
+
+  /** Stops the draw in flight: it returns at its next await, and its timers stop now. */
+  private supersede(): number {
+    this.drawAbort.abort();
+    this.drawAbort = new AbortController();
+    return ++this.generation;
+  }
 
   private report(status: "loading" | "ready" | "error" | "paused", error = "", drew = false): void {
     if (this.life.lost) return; // nobody is listening any more
@@ -143,7 +154,7 @@ export class GraphDrawing {
 
   /** Draws the current graph; a later show() or a pause makes this one stop at its next await. */
   async show(): Promise<void> {
-    const mine = ++this.generation;
+    const mine = this.supersede();
     try {
       await this.draw(mine);
     } catch (error) {
@@ -173,7 +184,7 @@ export class GraphDrawing {
     let landed = false;
     // A frame draws only on screen (see below): until it has, the status line says which wait it is.
     const sayWhatDraws = () => {
-      if (stale() || !landed) return;
+      if (stale() || !landed || this.life.lost) return;
       const nodes = nodeCount(model.get("_graph_info"));
       view.setStatus(
         this.onScreen() ? `Laying out ${nodes} nodes…` : `Waiting to be on screen: ${nodes} nodes are drawn when this view is scrolled to.`,
@@ -226,14 +237,20 @@ export class GraphDrawing {
     // runs no animation frame in such a frame while it is off screen: Netron lays out after three of
     // them, Model Explorer renders in them. A frame below the fold draws once it is scrolled to.
     const sayingWhatDraws = window.setInterval(sayWhatDraws, 500);
-    const frameMs = await pausableDeadline(rendered, this.onScreen, () => drawTimeout(current), RENDER_BUDGET_MS).finally(() =>
-      window.clearInterval(sayingWhatDraws),
-    );
+    const frameMs = await pausableDeadline(
+      rendered,
+      this.onScreen,
+      () => drawTimeout(current),
+      RENDER_BUDGET_MS,
+      this.drawAbort.signal,
+    ).finally(() => window.clearInterval(sayingWhatDraws));
     if (stale()) return;
     const selected = model.get("selected_node");
     if (selected) current.select(selected);
     current.highlight(model.get("_highlight_nodes") ?? [], highlightRoles(model.get("_highlight_roles")));
-    view.setStatus(this.hooks.statusText(), "ready");
+    // A kernel lost while this frame was drawing: the graph stays readable, but the view is not live,
+    // and its status line keeps saying so (view.setDisconnected), never "ready".
+    if (!this.life.lost) view.setStatus(this.hooks.statusText(), "ready");
     const data = this.el.dataset; // what tests and benchmarks read of this view's draws
     data.renderMs = String(Math.round(performance.now() - graphLanded));
     data.drawStartedAt = String(drawStartedAt);
@@ -249,7 +266,7 @@ export class GraphDrawing {
 
   private pause(text = PAUSED_OFF_SCREEN, redraw?: () => void): void {
     if (!this.frame || this.life.disposed || this.life.lost) return;
-    this.generation += 1; // an in-flight draw stops at its next await
+    this.supersede(); // an in-flight draw stops at its next await
     this.frame.dispose();
     this.frame = null;
     this.view.setImageFormats([]);
@@ -264,7 +281,7 @@ export class GraphDrawing {
     const { lost } = this.life;
     if (this.life.disposed || !lost || lost === "restored" || this.retired) return;
     this.retired = true;
-    this.generation += 1;
+    this.supersede();
     this.frame?.dispose();
     this.frame = null;
     this.paused = false; // nothing redraws it: the picture stays

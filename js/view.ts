@@ -241,6 +241,9 @@ export class WidgetView {
   }
 
   setStatus(text: string, state: StatusState): void {
+    // A view whose kernel is gone says so until it closes: a late draw, a wait or a reply must not
+    // cover that with "ready" or "loading" (nothing it shows is live any more).
+    if (this.root.dataset.live === "false" && state !== "disconnected") return;
     this.status.textContent = text;
     this.status.dataset.state = state;
     this.status.title = text;

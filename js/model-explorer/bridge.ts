@@ -355,7 +355,7 @@ export class ModelExplorerFrame extends FrameBridge {
         this.arrived(SHIM_RENDERED);
         break;
       case SHIM_FAILED:
-        this.errors.push(String(message.message));
+        this.noteStartupError(String(message.message));
         if (message.fatal) {
           this.rejectRendered(
             new Error(

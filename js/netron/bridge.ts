@@ -244,7 +244,7 @@ export class NetronFrame extends FrameBridge {
       }
       case frame.NETRON_FAILED: {
         const failed = message as unknown as frame.NetronFailedMessage;
-        this.errors.push(failed.message);
+        this.noteStartupError(failed.message);
         if (failed.start && !this.ready) this.failStart(failed.message);
         else if (failed.id !== undefined)
           this.settle(failed.id, (pending) => pending.reject(new Error(`Netron could not open the graph: ${failed.message}`)));

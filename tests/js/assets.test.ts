@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { getAssets } from "../../js/assets";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { FOREIGN_FETCH_WAIT_MS, getAssets } from "../../js/assets";
+import { pageGlobalKey } from "../../js/page-globals";
 import { KernelChannel } from "../../js/channel";
 import { clearPageCache, FakeWidgetModel, gzipped } from "./fake-widget-model";
 
@@ -15,7 +16,14 @@ const pageReply = (key: string) => ({
 });
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-afterEach(clearPageCache);
+afterEach(() => {
+  clearPageCache();
+  vi.useRealTimers();
+});
+
+/** The page cache's entry under `key`, as another build's copy of this module would find it. */
+const cachedEntry = (key: string) =>
+  ((globalThis as Record<string, unknown>)[pageGlobalKey("Assets")] as Map<string, { asker: unknown }>).get(key);
 
 describe("the page's asset cache", () => {
   it("asks the kernel for the bundle by key and keeps it under that key", async () => {
@@ -65,5 +73,54 @@ describe("the page's asset cache", () => {
     const model = new FakeWidgetModel();
     await expect(getAssets("", new KernelChannel(model))).rejects.toThrow("No viewer asset key yet");
     expect(model.sent).toEqual([]);
+  });
+
+  it("keeps no view once the bundle is here", async () => {
+    // The first view's channel (and through it its model and DOM) must not live as long as the page.
+    const model = new FakeWidgetModel();
+    const channel = new KernelChannel(model);
+    const pending = getAssets(ME, channel);
+    expect(cachedEntry(ME)?.asker).toBe(channel);
+    model.answer(model.requests("assets")[0], pageReply(ME), [gzipped("me")]);
+    await pending;
+    expect(cachedEntry(ME)?.asker).toBeNull();
+  });
+
+  it("asks on its own channel when another view's request fails for any reason", async () => {
+    // Another notebook's kernel restarted while fetching: its reason is not this view's.
+    const other = new FakeWidgetModel();
+    const mine = new FakeWidgetModel();
+    const theirs = new KernelChannel(other);
+    const own = new KernelChannel(mine);
+    const first = getAssets(ME, theirs);
+    const second = getAssets(ME, own);
+    theirs.close("The kernel restarted");
+    await expect(first).rejects.toThrow("The kernel restarted");
+    await flush();
+    const [request] = mine.requests("assets");
+    expect(request.channel).toBe(own.id);
+    mine.answer(request, pageReply(ME), [gzipped("me")]);
+    expect((await second).key).toBe(ME);
+  });
+
+  it("asks on its own channel when another view's request does not answer in time, and leaves no timer", async () => {
+    vi.useFakeTimers();
+    const other = new FakeWidgetModel();
+    const mine = new FakeWidgetModel();
+    const theirs = new KernelChannel(other, () => true); // a kernel busy with a long cell: its clock stops
+    const own = new KernelChannel(mine);
+    void getAssets(ME, theirs).catch(() => undefined);
+    const second = getAssets(ME, own);
+    await vi.advanceTimersByTimeAsync(FOREIGN_FETCH_WAIT_MS - 1);
+    expect(mine.requests("assets")).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+    const [request] = mine.requests("assets");
+    expect(request?.channel).toBe(own.id);
+    mine.answer(request, pageReply(ME), [gzipped("me")]);
+    expect((await second).key).toBe(ME);
+    own.dispose();
+    theirs.dispose();
+    await vi.advanceTimersByTimeAsync(0); // the requests' deadlines end as their rejections settle
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

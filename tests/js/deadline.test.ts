@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { pausableDeadline } from "../../js/deadline";
+import { pausableDeadline, WaitAbandoned } from "../../js/deadline";
 
 afterEach(() => vi.useRealTimers());
 
@@ -44,5 +44,34 @@ describe("pausableDeadline", () => {
     displayed = true;
     await vi.advanceTimersByTimeAsync(2_000);
     expect(settled).toBe(true);
+  });
+
+  it("ends at once, leaving no timer, when its view stops waiting", async () => {
+    // A view closed before its frame drew: the frame's promise never settles, the wait must not outlive it.
+    vi.useFakeTimers();
+    const stop = new AbortController();
+    const result = pausableDeadline(
+      new Promise<number>(() => {}),
+      () => true,
+      () => new Error("late"),
+      120_000,
+      stop.signal,
+    );
+    const caught = result.catch((error: unknown) => error);
+    expect(vi.getTimerCount()).toBe(1);
+    stop.abort();
+    expect(await caught).toBeInstanceOf(WaitAbandoned);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("does not start waiting for a view that already stopped", async () => {
+    vi.useFakeTimers();
+    const stop = new AbortController();
+    stop.abort();
+    const caught = pausableDeadline(new Promise<number>(() => {}), () => true, () => new Error("late"), 1_000, stop.signal).catch(
+      (error: unknown) => error,
+    );
+    expect(await caught).toBeInstanceOf(WaitAbandoned);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
