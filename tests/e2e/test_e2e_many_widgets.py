@@ -4,7 +4,8 @@ Chromium keeps at most 16 WebGL contexts per page; twenty Model Explorers (and t
 below them) still all draw (the longest-hidden ones pause and redraw when scrolled back), each with its
 own selection, read from the page's pixels as a reader scrolls down and back up; read-only views (after
 a kernel restart) count too, and give their frames up for their saved pictures. A WebGL context lost
-on screen redraws at once. Re-running a cell frees the old view's frame and listeners.
+on screen redraws at once. Re-running a cell frees the old view's frame, listeners and timers, even
+when the old view was closed before it painted.
 """
 
 from __future__ import annotations
@@ -84,10 +85,19 @@ def test_twenty_explorers_and_netron_all_draw_with_their_own_selection(
 # anywidget that only sets el.textContent shows the same error (measured), so it is not ours.
 UPSTREAM = "reading 'processLuminoMessage'"
 
+# Re-runs the explorer's cell `runs` times, each time once the view it replaces is laying out its graph
+# (its frame booted, not painted yet) or has drawn: most views close before they painted.
 RERUN = """async (runs) => {
   const app = window.jupyterapp;
   app.shell.currentWidget.content.activeCellIndex = 1;
-  for (let i = 0; i < runs; i += 1) await app.commands.execute("notebook:run-cell");
+  const layingOutOrDrawn = () => {
+    const status = document.querySelector(".tlw-status");
+    return status && (status.textContent.startsWith("Laying out") || status.dataset.state === "ready");
+  };
+  for (let i = 0; i < runs; i += 1) {
+    await app.commands.execute("notebook:run-cell");
+    for (let waited = 0; waited < 30_000 && !layingOutOrDrawn(); waited += 20) await new Promise((r) => setTimeout(r, 20));
+  }
 }"""
 
 COUNTS = """() => ({
@@ -95,24 +105,29 @@ COUNTS = """() => ({
   parkedApps: document.querySelectorAll(".tlw-parked-app").length,
   widgets: document.querySelectorAll(".tlw-root").length,
   listeners: window.__tlwMessageListeners(),
+  intervals: window.__tlwLiveIntervals(),
   live: globalThis.__torchlensWidgetsLiveFrames.size,
 })"""
 
+# The page once every replaced view has closed: one widget, its frame live, a parked app waiting.
+CLOSED = """() => document.querySelectorAll(".tlw-root").length === 1
+  && globalThis.__torchlensWidgetsLiveFrames.size === 1
+  && document.querySelectorAll(".tlw-parked-app iframe").length === 1"""
 
-def test_rerunning_a_cell_twenty_times_frees_frames_and_listeners(
+
+def test_rerunning_a_cell_twenty_times_frees_frames_listeners_and_timers(
     jupyter_lab: JupyterServer, browser: Any
 ) -> None:
     cells = [SETUP, "w = tlw.explore(log, height=300)\nw"]
     with notebook_session(jupyter_lab, browser, "rerun.ipynb", cells, count_listeners=True) as (page, kernel):
 
         def rerun(times: int) -> dict[str, int]:
+            # Each run replaces a view still laying out its graph: closed before it painted.
             page.page.evaluate(RERUN, times)
             page.page.wait_for_function(SETTLED, arg=1, timeout=120_000)
             # Once the page is quiet a Model Explorer app is parked for the next explorer: counted with
             # the rest, so a parked app left behind by a re-run shows as a leak like any other frame.
-            parked = "() => document.querySelector('.tlw-parked-app iframe')"
-            page.page.wait_for_function(parked, timeout=60_000)
-            page.page.wait_for_timeout(1_000)  # let the replaced views finish closing
+            page.page.wait_for_function(CLOSED, timeout=60_000)
             return page.page.evaluate(COUNTS)
 
         # Anything one re-run leaves behind shows fifteen times over in the second count.

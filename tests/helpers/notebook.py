@@ -25,8 +25,22 @@ SAFE_NAME = re.compile(r"[^\w.-]+")
 OPEN_PAGES: weakref.WeakSet[RecordedPage] = weakref.WeakSet()
 
 
-# Counts the top window's live "message" listeners (each viewer frame's bridge adds one).
+# Counts the top window's live "message" listeners (each viewer frame's bridge adds one) and its live
+# interval timers (a view's draw deadline and status line tick while it waits for its frame).
 LISTENER_COUNTER = """(() => {
+  const intervals = new Set();
+  const setInterval_ = window.setInterval;
+  const clearInterval_ = window.clearInterval;
+  window.setInterval = function (...args) {
+    const id = setInterval_.apply(this, args);
+    intervals.add(id);
+    return id;
+  };
+  window.clearInterval = function (id) {
+    intervals.delete(id);
+    return clearInterval_.call(this, id);
+  };
+  window.__tlwLiveIntervals = () => intervals.size;
   const live = new Set();
   const add = EventTarget.prototype.addEventListener;
   const remove = EventTarget.prototype.removeEventListener;
@@ -69,7 +83,8 @@ class RecordedPage:
             self.console_errors.append(message.text)
 
     def count_window_listeners(self) -> None:
-        """From the next navigation on, window.__tlwMessageListeners() counts live "message" listeners."""
+        """From the next navigation on, window.__tlwMessageListeners() counts live "message" listeners
+        and window.__tlwLiveIntervals() live interval timers."""
         self.context.add_init_script(LISTENER_COUNTER)
 
     def off_machine_requests(self) -> list[str]:
