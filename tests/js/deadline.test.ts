@@ -68,9 +68,13 @@ describe("pausableDeadline", () => {
     vi.useFakeTimers();
     const stop = new AbortController();
     stop.abort();
-    const caught = pausableDeadline(new Promise<number>(() => {}), () => true, () => new Error("late"), 1_000, stop.signal).catch(
-      (error: unknown) => error,
-    );
+    const caught = pausableDeadline(
+      new Promise<number>(() => {}),
+      () => true,
+      () => new Error("late"),
+      1_000,
+      stop.signal,
+    ).catch((error: unknown) => error);
     expect(await caught).toBeInstanceOf(WaitAbandoned);
     expect(vi.getTimerCount()).toBe(0);
   });
