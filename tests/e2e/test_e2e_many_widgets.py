@@ -98,7 +98,8 @@ RERUN = """async (runs) => {
   };
   for (let i = 0; i < runs; i += 1) {
     await app.commands.execute("notebook:run-cell");
-    for (let waited = 0; waited < 30_000 && !layingOutOrDrawn(); waited += 20) await new Promise((r) => setTimeout(r, 20));
+    for (let waited = 0; waited < 30_000 && !layingOutOrDrawn(); waited += 20)
+      await new Promise((r) => setTimeout(r, 20));
   }
 }"""
 
