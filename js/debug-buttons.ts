@@ -3,6 +3,7 @@
 // highlights, sets `debug_status`); the reply's status is shown at once, the traits follow.
 import type { KernelChannel } from "./channel";
 import type { Inspection } from "./inspection";
+import { isRecording } from "./offline";
 import { debugQuestions, parseDebugReply, type DebugParams } from "./protocol";
 import type { TraitsModel } from "./traits";
 import type { WidgetView } from "./view";
@@ -20,17 +21,25 @@ export class DebugButtons {
     private readonly statusWith: (answer: string) => string,
   ) {}
 
-  /** Offers lineage in the kind's panels. A live kernel always syncs `_debug_questions` (maybe empty);
-   * a saved page's recording has no kernel to ask, and no such trait: its inspector offers no lineage. */
+  /**
+   * Whether the model can answer a debug question: a kernel can; a saved page's recording answers only
+   * what it recorded, which is no debug answer, so its page offers no button that could only fail.
+   */
+  private get answersDebug(): boolean {
+    return !isRecording(this.model) || this.model.answers("debug");
+  }
+
+  /** Offers lineage in the kind's panels (where the model can answer it). */
   offerLineage(kind: ViewKind, inspection: Inspection): void {
-    if (!Array.isArray(this.model.get("_debug_questions"))) return;
+    if (!this.answersDebug) return;
     for (const side of kind.lineagePanels)
       inspection.panels[side]?.setLineageHandler((direction) => void this.ask({ question: "lineage", direction }));
   }
 
   /** The toolbar's buttons, as the kernel offers them for this capture. */
   refresh(): void {
-    this.view.setDebugQuestions(debugQuestions(this.model.get("_debug_questions")), (question) => void this.ask({ question }));
+    const questions = this.answersDebug ? debugQuestions(this.model.get("_debug_questions")) : [];
+    this.view.setDebugQuestions(questions, (question) => void this.ask({ question }));
   }
 
   private async ask(params: DebugParams): Promise<void> {

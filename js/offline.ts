@@ -4,7 +4,7 @@
 // Format written by torchlens_widgets/_offline.py (tagged RECORDING_FORMAT, js/protocol.ts).
 import type { AnyModel } from "@anywidget/types";
 import { decodeBase64 } from "./bytes";
-import { RECORDING_FORMAT } from "./protocol";
+import { RECORDING_FORMAT, type RequestMethod } from "./protocol";
 import type { WidgetTraits } from "./traits";
 
 /** A kernel answer: a JSON header and indices into the recording's shared buffer pool. */
@@ -30,6 +30,14 @@ export interface Recording {
 
 // biome-ignore lint/suspicious/noExplicitAny: the handlers of Backbone-style events
 type Handler = (...args: any[]) => void;
+
+/** The requests a recording answers; any other (a debug question: the kernel's) it refuses. */
+const RECORDED: ReadonlySet<string> = new Set<RequestMethod>(["assets", "graph", "inspect"]);
+
+/** Whether `model` plays a saved page's recording (no kernel behind it: it answers only what it recorded). */
+export function isRecording(model: unknown): model is ReplayModel {
+  return model instanceof ReplayModel;
+}
 
 /** Plays the kernel's part from a recording: state, the answers to requests, and the trait reactions. */
 export class ReplayModel {
@@ -69,6 +77,11 @@ export class ReplayModel {
     }
     if (changed.has("overlay")) this.applyOverlay(String(this.state.overlay ?? ""));
     this.dirty.clear();
+  }
+
+  /** Whether the recording answers `method` (the view offers no button whose question it cannot answer). */
+  answers(method: RequestMethod): boolean {
+    return RECORDED.has(method);
   }
 
   on(event: string, handler: Handler): void {

@@ -1,7 +1,8 @@
 """w.save_html(): the saved file opens from disk in Chromium with the network blocked and no kernel.
 
 The viewer draws, the toolbar switches between the recorded overlays, a click selects and fills the
-inspector from the recorded facts, and the page asks for nothing but its own file and blob:/data: URLs.
+inspector from the recorded facts, no button asks what the file cannot answer (a debug question), and
+the page asks for nothing but its own file and blob:/data: URLs.
 """
 
 from __future__ import annotations
@@ -96,6 +97,9 @@ def test_saved_file_draws_the_graph_selection_and_inspector_offline(
     expect(inspector).to_have_attribute("data-state", "node", timeout=30_000)
     expect(inspector).to_contain_text(w.selected_label)
     expect(inspector).to_contain_text("256")  # c_fc's output width, from the recorded facts
+    # The file answers no debug question: no lineage or toolbar button that could only fail.
+    expect(inspector.locator(".tlw-insp-lineage button")).to_have_count(0)
+    expect(page.root.locator(".tlw-debug button")).to_have_count(0)
     page.root.screenshot(path=str(artifacts / "offline-model-explorer.png"))
 
 
@@ -127,6 +131,7 @@ def test_a_click_in_the_saved_viewer_selects_and_inspects(
     result.click(modifiers=["Alt"])
     expect(page.root.locator(".tlw-status")).to_contain_text(f"selected {label}", timeout=30_000)
     expect(page.root.locator(".tlw-inspector")).to_contain_text(label, timeout=30_000)
+    expect(page.root.locator(".tlw-insp-lineage button")).to_have_count(0)  # an op: still no lineage
     page.root.screenshot(path=str(artifacts / "offline-model-explorer-click.png"))
 
 
