@@ -46,6 +46,7 @@ export const diffView: ViewKind = {
     })),
   sideResizable: false,
   lineagePanels: [0, 1], // whichever capture shows the node (the kernel walks the one that has it)
+  switchesViewer: false, // a diff is drawn by Model Explorer only
   contexts: 2,
   takesParkedApp: () => false, // the two panes' start state names their graph ids
 };

@@ -16,6 +16,7 @@ export const exploreView: ViewKind = {
   chips: () => [],
   sideResizable: true,
   lineagePanels: [0],
+  switchesViewer: true,
   contexts: 1,
   // One pane; with no overlay the graph brings no node data. (An overlay set meanwhile comes with a
   // new graph revision, which draws a new frame.)

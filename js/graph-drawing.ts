@@ -148,7 +148,7 @@ export class GraphDrawing {
   private fail(error: unknown): void {
     if (this.life.disposed || this.life.lost) return; // a request the lost kernel never answered: already explained
     const text = errorText(error);
-    this.view.showError(text);
+    this.view.showError(text, error); // an error whose remedy is another viewer offers the switch
     this.report("error", text);
   }
 

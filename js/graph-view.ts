@@ -16,6 +16,7 @@ import { statusLine } from "./status-line";
 import { followHostTheme } from "./theme";
 import { highlightRoles } from "./protocol";
 import { bindToolbar } from "./toolbar-traits";
+import { isRecording } from "./offline";
 import { listen, type TraitsModel } from "./traits";
 import { WidgetView } from "./view";
 import type { ViewKind } from "./view-kind";
@@ -68,6 +69,14 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
       current.saveImage(known).catch((error) => view.setNotice(`The image was not saved: ${errorText(error)}`));
     },
     toggleMaximized: () => layout.toggleMaximized(),
+    // A saved page's recording holds one viewer's assets and graph: it cannot switch.
+    switchViewer:
+      kind.switchesViewer && !isRecording(model)
+        ? (viewer) => {
+            model.set("viewer", viewer);
+            model.save_changes();
+          }
+        : undefined,
   });
   const debugButtons = new DebugButtons(model, view, channel, life, statusText);
   debugButtons.offerLineage(kind, inspection);
@@ -95,7 +104,9 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     ["change:selected_node", onSelectedNode],
     ["change:selected_label", onSelectedLabel],
     ["change:selected_labels", onSelectedLabel],
-    ["change:baseline_summary", onSelectedLabel],
+    ["change:baseline_summary", refreshStatus],
+    // The kernel says the selection's facts changed (a baseline set, changed or cleared): ask again.
+    ["change:_inspect_rev", () => void inspection.refresh()],
     ["change:height", () => view.setHeight(model.get("height"))],
     ["change:_graph_rev", () => drawing.redraw()],
     ["change:_debug_questions", () => debugButtons.refresh()],

@@ -127,6 +127,8 @@ export function parseResponse(content: unknown): ResponseEnvelope | null {
 
 export const VIEWERS = ["model-explorer", "netron"] as const;
 export type Viewer = (typeof VIEWERS)[number];
+/** What the widget calls each viewer (its title bar, the error box's switch). */
+export const VIEWER_TITLES: Record<Viewer, string> = { "model-explorer": "Model Explorer", netron: "Netron" };
 
 /** The `viewer` trait, checked. */
 export function parseViewer(value: unknown): Viewer {

@@ -29,4 +29,6 @@ export interface ViewKind {
   sideResizable: boolean;
   /** The inspector panels that offer the selection's lineage (upstream / downstream buttons). */
   lineagePanels: number[];
+  /** Whether a view may set the widget's viewer (an error whose remedy is Netron offers the switch). */
+  switchesViewer: boolean;
 }

@@ -1,6 +1,7 @@
 // The widget's chrome: a toolbar with the status line, an error box, and the body the viewer frame
 // lives in. No viewer logic here.
-import type { DebugQuestion } from "./protocol";
+import { viewerRemedy } from "./error-text";
+import { type DebugQuestion, type Viewer, VIEWER_TITLES } from "./protocol";
 import { STYLES } from "./styles";
 
 /** Height of the row of inspectors under a diff's panes (see styles.ts). */
@@ -67,6 +68,8 @@ export class WidgetView {
   private readonly actions: HTMLSpanElement;
   private readonly imageButtons: HTMLSpanElement;
   private saveImage: (format: string) => void = () => undefined;
+  /** Sets the widget's viewer; null where the view may not (a diff, a saved page). */
+  private switchViewer: ((viewer: Viewer) => void) | null = null;
   private readonly maximizeButton: HTMLButtonElement;
   private readonly debugButtons: HTMLSpanElement;
 
@@ -203,10 +206,11 @@ export class WidgetView {
     this.main.append(panel);
   }
 
-  /** What the toolbar's "save image" and "maximize" buttons do. */
-  onActions(actions: { saveImage: (format: string) => void; toggleMaximized: () => void }): void {
+  /** What the toolbar's "save image" and "maximize" buttons do, and the error box's switch of viewer. */
+  onActions(actions: { saveImage: (format: string) => void; toggleMaximized: () => void; switchViewer?: (viewer: Viewer) => void }): void {
     this.saveImage = actions.saveImage;
     this.maximizeButton.onclick = actions.toggleMaximized;
+    this.switchViewer = actions.switchViewer ?? null;
   }
 
   /** One "save image" button per format the viewer on screen exports (none until it is drawn). */
@@ -288,12 +292,24 @@ export class WidgetView {
     this.root.dataset.live = "false";
     this.overlaySelect.disabled = true;
     // The inspector's lineage buttons too: every button here asks the kernel.
-    for (const button of this.root.querySelectorAll<HTMLButtonElement>(".tlw-chips button, .tlw-debug button, .tlw-insp-lineage button"))
+    for (const button of this.root.querySelectorAll<HTMLButtonElement>(
+      ".tlw-chips button, .tlw-debug button, .tlw-insp-lineage button, .tlw-error button",
+    ))
       button.disabled = true;
   }
 
-  showError(text: string): void {
+  /** The error that stopped the draw; one whose remedy is another viewer (`cause`) offers a button to switch. */
+  showError(text: string, cause?: unknown): void {
     this.errorBox.textContent = text;
+    const viewer = viewerRemedy(cause);
+    const switchViewer = this.switchViewer;
+    if (viewer && switchViewer) {
+      const label = `Switch to ${VIEWER_TITLES[viewer]}`;
+      const button = toolbarButton("tlw-error-action", label, label);
+      button.onclick = () => switchViewer(viewer);
+      button.disabled = this.root.dataset.live === "false";
+      this.errorBox.append("\n", button);
+    }
     this.errorBox.dataset.visible = "true";
     this.setStatus("Failed: see the message above.", "error");
   }

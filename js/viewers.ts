@@ -12,7 +12,7 @@ import { nodeMarks } from "./model-explorer/marks";
 import { attributeChanges, type NodeAttributes, parseNodeAttributes, withNodeAttributes } from "./model-explorer/node-attributes";
 import type { GraphReply, HighlightRole, NetronGraphReply, Viewer } from "./protocol";
 
-export const VIEWER_TITLES: Record<Viewer, string> = { "model-explorer": "Model Explorer", netron: "Netron" };
+export { VIEWER_TITLES } from "./protocol"; // where graph-drawing.ts reads it
 
 /** What the widget needs from a viewer frame, whichever viewer it is. */
 export interface ViewerFrame {

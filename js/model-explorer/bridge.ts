@@ -14,6 +14,7 @@
 import { filesWithRole, textWithRole, type AssetBundle } from "../assets";
 import { FrameBridge, type FrameMessage } from "../frame-bridge";
 import { makeNonce } from "../csp";
+import { remedyIsViewer } from "../error-text";
 import { buildDocument, encodeQuery, inlineStyles, JSON_ADAPTER, type StartQuery, WIDGET_CSS } from "./document";
 import type { AttributeChanges } from "./node-attributes";
 import {
@@ -34,6 +35,7 @@ import {
   SHIM_FETCH,
   SHIM_FETCH_REPLY,
   SHIM_HELLO,
+  SHIM_NO_WEBGL,
   SHIM_RENDERED,
   SHIM_RECOLOUR,
   SHIM_RECOLOURED,
@@ -160,6 +162,15 @@ function firstGraphIds(panes: PaneGraph[]): string[] {
 function urlName(name: string): string {
   return name.replace(/\//g, "\u2215");
 }
+
+/** Why a frame without WebGL draws nothing, and the remedy: Netron draws SVG (the error box offers it). */
+const NO_WEBGL = () =>
+  remedyIsViewer(
+    "Model Explorer cannot draw here: this browser gives it no WebGL (turned off, blocked, or no graphics driver). " +
+      'Remedy: show the trace in Netron, which draws without WebGL (explore(log, viewer="netron")), ' +
+      "or turn on WebGL (hardware acceleration) in the browser's settings.",
+    "netron",
+  );
 
 /** A parked frame's class until a view takes it (it is no widget's "tlw-frame" yet). */
 const PARKED_CLASS = "tlw-parked-frame";
@@ -364,6 +375,10 @@ export class ModelExplorerFrame extends FrameBridge {
             ),
           );
         }
+        break;
+      case SHIM_NO_WEBGL:
+        // Said at once: the app only shows its own message in the frame, and would never draw.
+        this.rejectRendered(NO_WEBGL());
         break;
       case SHIM_CONTEXT_LOST:
         // A canvas that is not in the page (the app's WebGL capability probe) blanks nothing.

@@ -24,6 +24,11 @@ export const SHIM_RENDERED = "tlw-me-rendered";
 export const SHIM_FAILED = "tlw-me-failed";
 /** Our shim reports that a WebGL context of the frame was lost (`shown`: its canvas is in the page). */
 export const SHIM_CONTEXT_LOST = "tlw-me-context-lost";
+/**
+ * Our shim reports that this browser gives the frame no WebGL at all (turned off, blocked, no GPU
+ * driver): the app cannot draw, and says so only inside the frame.
+ */
+export const SHIM_NO_WEBGL = "tlw-me-no-webgl";
 
 /** Parent -> shim: fit the graph to the frame (the app's own space-key fit), e.g. after maximize. */
 export const SHIM_FIT = "tlw-me-fit";

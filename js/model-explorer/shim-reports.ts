@@ -1,7 +1,7 @@
 // Inside the Model Explorer frame (frame-shim.ts): what the shim tells the parent page about the
 // app's drawing: a lost WebGL context, the graph painted, an error.
 import { nextPaint } from "../frame-manners";
-import { SHIM_CONTEXT_LOST, SHIM_FAILED, SHIM_RENDERED, type ShimConfig, type ShimPost } from "./protocol";
+import { SHIM_CONTEXT_LOST, SHIM_FAILED, SHIM_NO_WEBGL, SHIM_RENDERED, type ShimConfig, type ShimPost } from "./protocol";
 
 /** Whether a canvas shows anything but one colour (read small: this runs until the graph is painted). */
 function holdsAPicture(canvas: HTMLCanvasElement): boolean {
@@ -18,11 +18,25 @@ function holdsAPicture(canvas: HTMLCanvasElement): boolean {
 }
 
 /**
+ * Whether this browser gives the frame WebGL at all, asked once the app was refused a WebGL context:
+ * that refusal alone can mean only that its canvas already holds another kind of context, a fresh
+ * canvas cannot. A context made to tell is let go at once (the page's WebGL contexts are few).
+ */
+function webglAvailable(realGetContext: (this: HTMLCanvasElement, ...args: unknown[]) => unknown): boolean {
+  const probe = document.createElement("canvas");
+  const context = (realGetContext.call(probe, "webgl2") ?? realGetContext.call(probe, "webgl")) as WebGLRenderingContext | null;
+  context?.getExtension("WEBGL_lose_context")?.loseContext();
+  return context !== null;
+}
+
+/**
  * Watches every WebGL context this frame makes (on a canvas or an OffscreenCanvas) and tells the
  * parent when one is lost (SHIM_CONTEXT_LOST), which pauses the view and redraws it when it is on
  * screen again. A lost context leaves the renderer's canvas blank for good: Chromium drops the oldest
  * context past its per-page limit and every context on a GPU reset, and the app does not redraw.
- * `realAdd` is the browser's own addEventListener.
+ * When the app is refused a WebGL context and the browser has none to give (SHIM_NO_WEBGL), the app
+ * only shows its own message inside the frame: the parent says so at once, with the remedy, instead
+ * of waiting for the draw time-out. `realAdd` is the browser's own addEventListener.
  */
 export function watchWebglContexts(post: ShimPost, realAdd: typeof EventTarget.prototype.addEventListener): void {
   const watched = new WeakSet<object>();
@@ -34,14 +48,20 @@ export function watchWebglContexts(post: ShimPost, realAdd: typeof EventTarget.p
       post({ cmd: SHIM_CONTEXT_LOST, shown });
     });
   };
-  const realGetContext = HTMLCanvasElement.prototype.getContext;
+  const realGetContext = HTMLCanvasElement.prototype.getContext as (this: HTMLCanvasElement, ...args: unknown[]) => unknown;
+  let askedWhetherWebgl = false;
   HTMLCanvasElement.prototype.getContext = function (this: HTMLCanvasElement, kind: string, ...rest: unknown[]) {
+    const webgl = /webgl/i.test(String(kind));
     // The graph's canvas keeps its last frame, so "save image" can read it whenever it is asked.
-    if (/webgl/i.test(String(kind)) && this.classList.contains("main")) {
+    if (webgl && this.classList.contains("main")) {
       rest[0] = { ...((rest[0] as object | undefined) ?? {}), preserveDrawingBuffer: true };
     }
-    const context = (realGetContext as (...args: unknown[]) => unknown).call(this, kind, ...rest);
+    const context = realGetContext.call(this, kind, ...rest);
     if (context) watch(this, kind);
+    else if (webgl && !askedWhetherWebgl) {
+      askedWhetherWebgl = true;
+      if (!webglAvailable(realGetContext)) post({ cmd: SHIM_NO_WEBGL });
+    }
     return context;
   } as typeof HTMLCanvasElement.prototype.getContext;
   if (typeof OffscreenCanvas !== "undefined") {
