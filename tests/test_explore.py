@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
 
 import pytest
+import tomllib
 import torch
 import torchlens as tl
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 
 import torchlens_widgets as tlw
 from tests.helpers.view_requests import ask
@@ -285,3 +289,13 @@ def test_wide_layers_are_split_into_sub_layers_model_explorer_can_lay_out():
     assert split_wide_layers(collection)["graphs"][0] is collection["graphs"][0]  # narrow enough: as is
     # The widget's payload is split at Model Explorer's own threshold (1,000 children).
     assert model_explorer_payload(log).collection["graphs"][0]["nodes"] == nodes
+
+
+def test_viewer_version_ranges_have_one_source() -> None:
+    """The ranges the widget checks are pyproject.toml's own (through the installed metadata)."""
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    declared = {
+        (req := Requirement(text)).name: req.specifier for text in pyproject["project"]["dependencies"]
+    }
+    for distribution, specifier in _viewer_versions.SUPPORTED.values():
+        assert SpecifierSet(specifier) == declared[distribution]

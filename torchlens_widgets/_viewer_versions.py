@@ -4,16 +4,40 @@ from __future__ import annotations
 
 from importlib import metadata
 
+from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from ._errors import ViewerAssetsError
 
-# Keep in step with pyproject.toml: the frame shims rely on these builds' internals.
+# viewer name -> its Python distribution; the frame shims rely on these builds' internals.
+DISTRIBUTIONS = {"model-explorer": "ai-edge-model-explorer", "netron": "netron"}
+
+
+def _declared_specifiers() -> dict[str, str]:
+    """Each viewer distribution's version range as pyproject.toml declares it: one source, read from the
+    installed package's metadata (written from pyproject.toml by every install, editable ones too)."""
+    requirements = [Requirement(text) for text in metadata.requires("torchlens-widgets") or []]
+    declared = {req.name: _lower_bound_first(req.specifier) for req in requirements if req.marker is None}
+    missing = sorted(set(DISTRIBUTIONS.values()) - declared.keys())
+    if missing:
+        raise ViewerAssetsError(
+            f"torchlens-widgets' installed metadata names no version range for {missing}. "
+            "Remedy: reinstall torchlens-widgets (pip install -e . in a clone)."
+        )
+    return declared
+
+
+def _lower_bound_first(specifier: SpecifierSet) -> str:
+    """ ">=0.1.33,<0.2", as a reader writes a range (packaging sorts the parts as text)."""
+    return ",".join(sorted((str(part) for part in specifier), key=lambda part: not part.startswith(">")))
+
+
+_SPECIFIERS = _declared_specifiers()
 SUPPORTED: dict[str, tuple[str, str]] = {
     # viewer name -> (distribution, specifier)
-    "model-explorer": ("ai-edge-model-explorer", ">=0.1.33,<0.2"),
-    "netron": ("netron", ">=9.2,<10"),
+    viewer: (distribution, _SPECIFIERS[distribution])
+    for viewer, distribution in DISTRIBUTIONS.items()
 }
 
 

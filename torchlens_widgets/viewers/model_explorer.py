@@ -15,7 +15,7 @@ from .._errors import ViewerAssetsError
 from .._gzip_json import gzip_json
 from .._protocol import ModelExplorerGraph, Reply, Role
 from .._trace import drawn_id, record_for_label, resolve_name
-from .._viewer_versions import checked_version
+from .._viewer_versions import SUPPORTED, checked_version
 from ..diffing.baseline import BASELINE_ATTR_KEYS, BaselineFacts
 from ..graph_model import ModelExplorerPayload, NodeIndex, TraceGraph
 
@@ -49,6 +49,9 @@ def _latin_and_icon_fonts(css: str) -> list[str]:
     return sorted(set(wanted))
 
 
+_REQUIREMENT = "".join(SUPPORTED["model-explorer"])  # "ai-edge-model-explorer>=0.1.33,<0.2"
+
+
 @functools.cache
 def model_explorer_assets() -> AssetBundle:
     """The minimal file set of the Model Explorer web app installed with ai-edge-model-explorer."""
@@ -58,12 +61,12 @@ def model_explorer_assets() -> AssetBundle:
     except ModuleNotFoundError:  # metadata present but the package itself is gone
         raise ViewerAssetsError(
             "ai-edge-model-explorer's module 'model_explorer' cannot be imported. "
-            "Remedy: pip install --force-reinstall 'ai-edge-model-explorer>=0.1.33,<0.2'"
+            f"Remedy: pip install --force-reinstall '{_REQUIREMENT}'"
         ) from None
     if not root.is_dir():
         raise ViewerAssetsError(
             f"ai-edge-model-explorer {version} has no web_app folder. "
-            "Remedy: pip install --force-reinstall 'ai-edge-model-explorer>=0.1.33,<0.2'"
+            f"Remedy: pip install --force-reinstall '{_REQUIREMENT}'"
         )
     names = [item.name for item in root.iterdir()]
     index = read_asset(root, "index.html", "model-explorer")
@@ -84,7 +87,7 @@ def model_explorer_assets() -> AssetBundle:
     if not any(name.startswith("main-") for name in files):
         raise ViewerAssetsError(
             f"ai-edge-model-explorer {version}: index.html names no main-*.js. "
-            "Remedy: install a supported version (>=0.1.33,<0.2)."
+            f"Remedy: install a supported version ({_REQUIREMENT})."
         )
     return AssetBundle("model-explorer", version, files, roles)
 
