@@ -64,6 +64,8 @@ def browser() -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        # TLW_HEADED=1 shows the browser (under a display: xvfb-run, or a desktop) to watch a test run.
+        headless = os.environ.get("TLW_HEADED", "") != "1"
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=headless)
         yield chromium
         chromium.close()
