@@ -7,12 +7,13 @@ These tests take the paths where that used to hand one view the other's reply.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
 
 from tests.helpers.harness import JupyterServer
-from tests.helpers.notebook import notebook_session
+from tests.helpers.notebook import RecordedPage, notebook_session
 
 SETUP = """import time, torch, torchlens as tl, torchlens_widgets as tlw
 from IPython.display import display
@@ -68,13 +69,33 @@ def test_a_view_shown_again_while_the_kernel_is_busy_draws(jupyter_lab: JupyterS
         assert page.console_errors == []
 
 
+# True once the page has asked for a Model Explorer bundle (its cache holds the key, the answer pending
+# or not): the request is then on its way to the kernel, queued behind the running cell.
+ASKED_FOR_MODEL_EXPLORER = """() => [...(globalThis.__torchlensWidgetsAssets_v2 ?? new Map()).keys()]
+  .some((key) => key.startsWith("model-explorer@"))"""
+
+
 def test_a_viewer_switch_racing_the_first_asset_request_leaves_the_cache_right(
-    jupyter_lab: JupyterServer, browser: Any
+    jupyter_lab: JupyterServer, browser: Any, tmp_path: Path
 ) -> None:
-    # Run All: the view asks for Model Explorer's assets; the kernel switches to Netron before it
-    # answers. The kernel must answer the bundle that was asked for, so switching back draws.
-    cells = [SETUP, "w = tlw.explore(log, height=300)\nw", "w.viewer = 'netron'"]
-    with notebook_session(jupyter_lab, browser, "switch-race.ipynb", cells, widgets=1) as (page, kernel):
+    # The view asks for Model Explorer's assets; the kernel switches to Netron before it answers. The
+    # kernel must answer the bundle that was asked for, so the page caches it and switching back draws.
+    # The switch waits in the kernel for the page's request (a file the test writes once the page
+    # asked): without it, the view could render after the switch and never ask for Model Explorer.
+    asked = tmp_path / "asked"
+    switch = f"""import os
+deadline = time.monotonic() + 120
+while not os.path.exists({str(asked)!r}) and time.monotonic() < deadline:
+    time.sleep(0.02)
+w.viewer = 'netron'"""
+    cells = [SETUP, "w = tlw.explore(log, height=300)\nw", switch]
+
+    def once_asked(page: RecordedPage) -> None:
+        page.page.wait_for_function(ASKED_FOR_MODEL_EXPLORER, timeout=120_000)
+        asked.touch()
+
+    session = notebook_session(jupyter_lab, browser, "switch-race.ipynb", cells, settled=once_asked)
+    with session as (page, kernel):
         root = page.page.locator(".tlw-root")
         expect(root.locator(".tlw-title")).to_have_text("Netron", timeout=60_000)
         expect(root.locator(".tlw-status")).to_have_attribute("data-state", "ready", timeout=120_000)
@@ -82,9 +103,8 @@ def test_a_viewer_switch_racing_the_first_asset_request_leaves_the_cache_right(
             "{b.key: sorted(b.files) for b in (tlw.viewers.model_explorer.model_explorer_assets(), "
             "tlw.viewers.netron.netron_assets())}"
         )
-        cached = page.page.evaluate(PAGE_CACHE)
-        for key, names in cached.items():
-            assert names == expected[key], f"the page cache holds the wrong files under {key}"
+        # Both bundles, each under its own key: the raced Model Explorer one too (it was asked for).
+        assert page.page.evaluate(PAGE_CACHE) == expected
         drawn = kernel.draws("w")
         kernel.run("w.viewer = 'model-explorer'")
         expect(root.locator(".tlw-title")).to_have_text("Model Explorer", timeout=60_000)
