@@ -1,5 +1,5 @@
 """torchlens-widgets in Voila (a notebook served as an app: no notebook UI, no second client), on
-GPT-2 (tests/models.py, random weights), in headless Chromium. The kernel's side is read through the
+GPT-2 (tests/helpers/models.py, random weights), in headless Chromium. The kernel's side is read through the
 page: a Label that the notebook links to ``w.selected_label``, as a Voila app would show it."""
 
 from __future__ import annotations
