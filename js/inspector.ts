@@ -18,7 +18,7 @@ import {
   statsRows,
   bufferAt,
 } from "./inspector-values";
-import type { FactRow, HeatmapMeta, HistogramMeta, PanelInspectReply, ValueSection } from "./protocol";
+import type { BaselineSection, FactRow, HeatmapMeta, HistogramMeta, PanelInspectReply, ValueSection } from "./protocol";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const HIST_WIDTH = 256;
@@ -51,6 +51,7 @@ export class InspectorPanel {
     if (header.exception) parts.push(this.exceptionBox(header.exception));
     if (header.nonfinite) parts.push(nonFiniteBox(this.doc, header.nonfinite));
     parts.push(this.factsTable(header.facts));
+    if (header.baseline) parts.push(this.baselineSection(header.baseline, buffers));
     if (header.value) parts.push(this.valueSection(header.value, buffers));
     this.root.replaceChildren(...parts);
     this.root.dataset.state = "node";
@@ -166,10 +167,21 @@ export class InspectorPanel {
     return table;
   }
 
-  private valueSection(value: ValueSection, buffers: DataView[]): HTMLElement {
+  /** The node against the explorer's baseline: torchlens' row, then the summary of the difference. */
+  private baselineSection(baseline: BaselineSection, buffers: DataView[]): HTMLElement {
+    const section = this.el("section", "tlw-insp-baseline");
+    section.dataset.status = String(baseline.facts.find((row) => row.key === "status")?.value ?? "none");
+    section.append(this.el("h4", undefined, `vs ${baseline.reference}`));
+    if (baseline.message) section.append(this.el("p", "tlw-insp-message", baseline.message));
+    if (baseline.facts.length) section.append(this.factsTable(baseline.facts));
+    if (baseline.value) section.append(this.valueSection(baseline.value, buffers, "difference"));
+    return section;
+  }
+
+  private valueSection(value: ValueSection, buffers: DataView[], title = "value"): HTMLElement {
     const section = this.el("section", "tlw-insp-value");
     section.dataset.status = value.status;
-    const heading = this.el("h4", undefined, "value");
+    const heading = this.el("h4", undefined, title);
     if (value.source) heading.append(" ", this.el("code", undefined, value.source));
     if (value.note) heading.append(" ", this.el("span", "tlw-insp-note", `(${value.note})`));
     section.append(heading);
@@ -277,6 +289,8 @@ export const INSPECTOR_STYLES = `
   padding: 1px 8px 1px 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: top; }
 .tlw-inspector td { font-family: var(--jp-code-font-family, monospace); padding: 1px 0;
   overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.tlw-insp-baseline { margin: 4px 0 6px; padding-top: 2px; border-top: 1px solid var(--jp-border-color2, #d0d0d0); }
+.tlw-insp-baseline > h4 { margin: 4px 0 2px; font-size: 12px; }
 .tlw-insp-value h4 { margin: 6px 0 2px; font-size: 12px; }
 .tlw-insp-value h4 code { font-weight: normal; }
 .tlw-insp-note, .tlw-insp-coverage { color: var(--jp-ui-font-color2, #555); font-weight: normal; }

@@ -1,7 +1,7 @@
 // The `inspect` request's reply, part of the protocol written down in js/protocol.ts (which re-exports
 // it): a node's inspector panel as the kernel sends it (torchlens_widgets/_protocol.py's InspectRecord).
 
-import { array, fail, object, oneOf, string } from "./json-checks";
+import { array, fail, type Json, object, oneOf, string } from "./json-checks";
 import type { HighlightRole } from "./protocol";
 
 // ----- the panel ------------------------------------------------------------------------------------------
@@ -103,12 +103,29 @@ export interface NonFiniteFacts {
   inputs: InputRangeRow[];
 }
 
+/**
+ * An explorer's selected node against its baseline (w.baseline): torchlens' diff_report row for it and
+ * the value summary of this trace's value minus the baseline's, as a diff's third panel shows b - a.
+ */
+export interface BaselineSection {
+  /** The baseline's name, e.g. "gpt2_3". */
+  reference: string;
+  /** torchlens' row (status, max |Δ|, the baseline's op, verdict, detail); [] when the node has none. */
+  facts: FactRow[];
+  /** The summary of log[...].out - ref[...].out (its buffers follow the record's); null: not compared. */
+  value: ValueSection | null;
+  /** Why there is no difference: "not in gpt2_3", shapes that differ, a module box. */
+  message?: string;
+}
+
 interface PanelReply {
   label: string;
   /** A partial capture's failing op: the exception it raised, e.g. "RuntimeError: shape mismatch". */
   exception?: string;
   /** An op holding non-finite values, once explain_nonfinite() ran: its role and its inputs' ranges. */
   nonfinite?: NonFiniteFacts;
+  /** An explorer with a baseline: the node against it. */
+  baseline?: BaselineSection;
   title: string;
   privacy_profile: string;
   expression: string;
@@ -143,23 +160,46 @@ export function parseInspectReply(result: unknown): InspectReply {
   const value = object(what, result);
   const kind = oneOf(what, value, "kind", INSPECT_KINDS);
   if (kind === "none") return { kind, label: "" };
-  const facts = array(what, value, "facts").map((row) => object(what, row) as unknown as FactRow);
-  const section = value.value;
-  if (section !== null && section !== undefined)
-    oneOf(what, object(what, section), "status", ["summary", "not_saved", "withheld", "not_tensor", "unsupported", "empty"] as const);
   const exception = value.exception;
   if (exception !== undefined && exception !== null && typeof exception !== "string") fail(what, "'exception' is not text");
   const nonfinite = value.nonfinite === undefined || value.nonfinite === null ? null : parseNonFinite(value.nonfinite);
+  const baseline = value.baseline === undefined || value.baseline === null ? null : parseBaseline(value.baseline);
   return {
     kind,
     label: string(what, value, "label"),
     ...(typeof exception === "string" && exception ? { exception } : {}),
     ...(nonfinite ? { nonfinite } : {}),
+    ...(baseline ? { baseline } : {}),
     title: string(what, value, "title"),
     privacy_profile: typeof value.privacy_profile === "string" ? value.privacy_profile : "",
     expression: string(what, value, "expression"),
-    facts,
-    value: (section ?? null) as ValueSection | null,
+    facts: factRows(what, value),
+    value: valueSection(what, value.value),
+  };
+}
+
+const VALUE_STATUSES = ["summary", "not_saved", "withheld", "not_tensor", "unsupported", "empty"] as const satisfies readonly ValueStatus[];
+
+function factRows(what: string, value: Json): FactRow[] {
+  return array(what, value, "facts").map((row) => object(what, row) as unknown as FactRow);
+}
+
+function valueSection(what: string, section: unknown): ValueSection | null {
+  if (section === null || section === undefined) return null;
+  oneOf(what, object(what, section), "status", VALUE_STATUSES);
+  return section as ValueSection;
+}
+
+function parseBaseline(raw: unknown): BaselineSection {
+  const what = "inspector reply's baseline section";
+  const value = object(what, raw);
+  const message = value.message;
+  if (message !== undefined && message !== null && typeof message !== "string") fail(what, "'message' is not text");
+  return {
+    reference: string(what, value, "reference"),
+    facts: factRows(what, value),
+    value: valueSection(what, value.value),
+    ...(typeof message === "string" && message ? { message } : {}),
   };
 }
 

@@ -21,6 +21,8 @@ export interface WidgetTraits {
   _graph_info: { label?: string; graphs?: Record<string, number>; warnings?: string[] };
   _overlay_choices: string[];
   baseline_summary: { line?: string };
+  /** Bumped when the inspector's facts of the selection changed while it did not (a baseline set, changed, cleared). */
+  _inspect_rev?: number;
   /** "diff" for tlw.diff(): two panes, no overlay control, a summary and the largest deltas. */
   _kind?: string;
   summary: { line?: string; top?: TopDelta[] };
@@ -76,6 +78,7 @@ export const WIDGET_TRAIT_NAMES = [
   "_graph_info",
   "_overlay_choices",
   "baseline_summary",
+  "_inspect_rev",
   "_kind",
   "summary",
   "selected_labels",

@@ -6,6 +6,7 @@ Plus the contract test of the private torchlens vocabulary the baseline facts us
 
 from __future__ import annotations
 
+import base64
 import copy
 import gzip
 import json
@@ -14,10 +15,13 @@ import pytest
 import torch
 import torchlens as tl
 import torchlens.differential as tl_differential
+from torch import nn
 
 import torchlens_widgets as tlw
-from tests.helpers.models import TwoPass
-from tests.helpers.pairs import perturbed, trace
+from tests.helpers.models import Nest, TinyMLP, TwoPass
+from tests.helpers.pairs import identical_pair, perturbed, trace
+from tests.helpers.saved_pages import saved
+from torchlens_widgets import _offline
 from torchlens_widgets._errors import SelfComparisonError
 from torchlens_widgets.diffing.baseline import (
     BASELINE_ATTR_KEYS,
@@ -175,3 +179,138 @@ def test_delta_overlay_without_baseline_and_self_comparison_are_refused(tiny_mlp
     with pytest.raises(tlw.SelfComparisonError):
         w.baseline = log_a
     assert w.baseline is None
+
+
+# ----- the inspector's baseline section -------------------------------------------------------------
+
+
+class Tanh(nn.Module):
+    """A Linear, then (with ``extra``) a tanh its twin without it lacks: torchlens' "added" row."""
+
+    def __init__(self, extra: bool) -> None:
+        super().__init__()
+        self.linear = nn.Linear(4, 4)
+        self.extra = extra
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.linear(x)
+        return torch.tanh(y) * 2 if self.extra else y * 2
+
+
+def rows_by_key(section: dict) -> dict[str, dict]:
+    return {row["key"]: row for row in section["facts"]}
+
+
+@pytest.mark.parametrize("viewer", ["model-explorer", "netron"])
+def test_the_inspector_shows_torchlens_row_and_the_difference_from_the_baseline(tiny_mlp_pair, viewer):
+    log_a, log_b = tiny_mlp_pair
+    w = tlw.explore(log_b, viewer=viewer, baseline=log_a).select("linear_2_3:1")
+    header, buffers = w._answer_inspect({})
+    section = header["baseline"]
+    json.dumps(header, allow_nan=False)
+    assert section["reference"] == log_a.trace_label and "message" not in section
+    # torchlens' row as it gave it: its status, its max |Δ| (never recomputed), the op it paired
+    row = diff_report_row(log_b, log_a, "linear_2_3:1")
+    facts = rows_by_key(section)
+    assert facts["status"]["value"] == row.status == "changed"
+    assert facts["max_abs_delta"]["value"] == row.max_abs_delta
+    assert facts["reference_label"]["value"] == row.reference_label
+    assert facts["verdict"]["value"] == row.verdict
+    # b - a (this trace minus the baseline) as a diff's third panel summarises it, with its own buffers
+    # after the record's
+    value = section["value"]
+    assert value["source"] == 'log["linear_2_3:1"].out - ref["linear_2_3:1"].out'
+    d = tlw.diff(log_a, log_b)
+    d.select("linear_2_3:1")
+    panel, panel_buffers = d._answer_inspect({"side": 2})
+    assert panel["value"] is not None
+    assert value["stats"] == panel["value"]["stats"]
+    own = header["value"]
+    assert own is not None and value["histogram"]["buffer"] > own["histogram"]["buffer"]
+    assert buffers[value["histogram"]["buffer"]] == panel_buffers[panel["value"]["histogram"]["buffer"]]
+    assert buffers[value["heatmap"]["buffer"]] == panel_buffers[panel["value"]["heatmap"]["buffer"]]
+    w.baseline = None
+    header, _ = w._answer_inspect({})
+    assert "baseline" not in header
+
+
+def diff_report_row(log, ref, label):
+    return next(row for row in tl_differential.diff_report(log, ref).rows if row.subject_label == label)
+
+
+def test_a_baseline_set_changed_or_cleared_tells_every_view_to_inspect_again():
+    torch.manual_seed(0)
+    model = TinyMLP()
+    ref, twin = identical_pair(model)
+    twin.trace_label = ref.trace_label  # the same weights under the same name
+    w = tlw.explore(trace(perturbed(model, "l2"))).select("linear_2_3:1")
+    revisions = [w._inspect_rev]
+    w.baseline = ref
+    revisions.append(w._inspect_rev)
+    summary = dict(w.baseline_summary)
+    w.baseline = twin  # the summary does not change, the facts may: the revision says so
+    assert w.baseline_summary == summary
+    revisions.append(w._inspect_rev)
+    w.baseline = None
+    revisions.append(w._inspect_rev)
+    assert revisions == sorted(set(revisions)) and len(revisions) == 4
+    assert "baseline" not in w._answer_inspect({})[0]
+
+
+def test_nodes_without_a_difference_say_why(two_pass_log):
+    torch.manual_seed(0)
+    plain, extra = Tanh(False), Tanh(True)
+    extra.load_state_dict(plain.state_dict())
+    x = torch.randn(2, 4)
+    ref, log = tl.trace(plain, x), tl.trace(extra, x)
+    w = tlw.explore(log, baseline=ref).select("tanh_1_2:1")
+    section = w._answer_inspect({})[0]["baseline"]
+    assert section["message"] == f"not in {ref.trace_label}" and section["value"] is None
+    assert rows_by_key(section)["status"]["value"] == "added"
+    # Paired by torchlens' site join, not by label: the product is mul_1_3 here, mul_1_2 there.
+    w.select("mul_1_3:1")
+    assert w._answer_inspect({})[0]["baseline"]["value"]["source"] == (
+        'log["mul_1_3:1"].out - ref["mul_1_2:1"].out'
+    )
+    # torchlens' rows are per op and pass: a module box and a layer of two passes have none.
+    other = trace(perturbed(TwoPass(), "shared"))
+    rolled = tlw.explore(two_pass_log, viewer="netron", granularity="rolled", baseline=other)
+    rolled.select("linear_1_1")
+    assert "layer of 2 passes" in rolled._answer_inspect({})[0]["baseline"]["message"]
+    torch.manual_seed(0)
+    nest, y = Nest(), torch.randn(2, 4)
+    modules = tlw.explore(tl.trace(perturbed(nest, "head"), y), viewer="netron", baseline=tl.trace(nest, y))
+    header = modules.select("inner")._answer_inspect({})[0]  # a module-call box
+    assert header["kind"] == "module" and "module box" in header["baseline"]["message"]
+
+
+def test_a_nan_difference_is_said_and_the_reply_stays_json():
+    torch.manual_seed(0)
+    model = TinyMLP()
+    broken = copy.deepcopy(model)
+    with torch.no_grad():
+        broken.l2.weight[0, 0] = float("nan")
+    w = tlw.explore(trace(broken), baseline=trace(model)).select("linear_2_3:1")
+    header, _ = w._answer_inspect({})
+    json.dumps(header, allow_nan=False)
+    section = header["baseline"]
+    delta = rows_by_key(section)["max_abs_delta"]
+    assert delta["value"] is None and delta["text"] == "NaN"  # torchlens' NaN, said, never a number
+    assert section["value"]["stats"]["nan_count"] > 0
+
+
+def test_a_saved_page_replays_the_baseline_section(tiny_mlp_pair, tmp_path):
+    log_a, log_b = tiny_mlp_pair
+    w = tlw.explore(log_b, baseline=log_a).select("linear_2_3:1")
+    live, live_buffers = w._answer_inspect({})
+    recording = saved(w.save_html(tmp_path / "baseline.html"))["recording"]
+    reply = recording["inspect"]["linear_2_3:1"]
+    section = reply["result"]["baseline"]
+    assert section["facts"] == live["baseline"]["facts"]
+    histogram = section["value"]["histogram"]["buffer"]
+    pooled = reply["buffers"][histogram]  # the page's pool index of the reply's buffer
+    assert base64.b64decode(recording["buffers"][pooled]) == live_buffers[histogram]
+    # Past the size bound a node keeps its facts; both value summaries are left out, with no buffers.
+    trimmed, none = _offline._without_value(live, 1_000_000)
+    assert none == [] and trimmed["value"]["status"] == trimmed["baseline"]["value"]["status"] == "withheld"
+    assert trimmed["baseline"]["facts"] == live["baseline"]["facts"]

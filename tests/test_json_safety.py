@@ -153,6 +153,7 @@ def test_an_explorer_with_a_baseline_across_a_nan_answers_every_request_in_json(
     widget = tlw.explore(log, viewer=viewer, baseline=reference)
     answered = sweep(widget)
     assert answered["graph"] == 1 and answered["inspect"] == len(node_ids(widget))
+    assert "baseline" in widget._answer_inspect({})[0]  # the replies swept held the node against it
     widget.overlay = "delta"
     content, buffers = ask(widget, "graph")
     assert content["ok"], content

@@ -105,6 +105,9 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
     out["graph-model-explorer-diff"] = _sample("graph-model-explorer-diff", "graph", {}, diff)
     out["inspect-difference"] = _sample("", "inspect", {"side": 2}, diff)
     out["inspect-diff-side"] = _sample("", "inspect", {"side": 1}, diff)
+    # An explorer with a baseline: the node's panel with torchlens' row and the difference's summary.
+    against = tlw.explore(after, baseline=before).select("linear_2_3:1")
+    out["inspect-baseline"] = _sample("", "inspect", {}, against)
     out["inspect-none"] = _sample("", "inspect", {}, explorer)
     square.select("truediv_1_2")
     out["inspect-op"] = _sample("", "inspect", {}, square)
@@ -171,6 +174,7 @@ NAMES = (
     "inspect-module",
     "inspect-diff-side",
     "inspect-difference",
+    "inspect-baseline",
     "inspect-partial",
     "inspect-nonfinite",
     "response-text-gateway",
@@ -213,6 +217,7 @@ def test_the_samples_cover_what_a_view_relies_on(samples: dict[str, Any]) -> Non
     kinds = {samples[name]["result"]["kind"] for name in NAMES if name.startswith("inspect-")}
     assert kinds == {"none", "op", "layer", "module", "difference"}
     assert samples["inspect-partial"]["result"]["exception"]
+    assert samples["inspect-baseline"]["result"]["baseline"]["value"]["histogram"]
     assert samples["debug-lineage"]["result"]["labels"][0] == "linear_1_1:1"
     assert all(
         samples[f"debug-{name}"]["result"]["labels"] for name in ("first-divergence", "first-nonfinite")

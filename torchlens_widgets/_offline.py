@@ -293,12 +293,21 @@ _LEFT_OUT = (
 
 
 def _without_value(header: dict[str, Any], max_bytes: int) -> Reply:
-    """The inspector reply with its facts, the value summary replaced by a note (no buffers)."""
-    value = header.get("value")
+    """The inspector reply with its facts, the value summaries (the node's, and the difference from a
+    baseline's) replaced by a note (no buffers)."""
+    header = _value_left_out(header, max_bytes)
+    baseline = header.get("baseline")
+    if isinstance(baseline, dict):
+        header = {**header, "baseline": _value_left_out(baseline, max_bytes)}
+    return header, []
+
+
+def _value_left_out(part: dict[str, Any], max_bytes: int) -> dict[str, Any]:
+    value = part.get("value")
     if isinstance(value, dict) and value.get("status") == "summary":
         note = _LEFT_OUT.format(what="Value summary", max_bytes=max_bytes)
-        header = {**header, "value": {"status": "withheld", "source": value.get("source"), "message": note}}
-    return header, []
+        return {**part, "value": {"status": "withheld", "source": value.get("source"), "message": note}}
+    return part
 
 
 def _marker(label: str, max_bytes: int) -> Reply:

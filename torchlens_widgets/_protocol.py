@@ -276,6 +276,17 @@ class NonFiniteFacts(TypedDict):
     inputs: list[InputRangeRow]
 
 
+class BaselineSection(TypedDict):
+    """An explorer's selected node against its baseline (``w.baseline``): torchlens' ``diff_report`` row
+    for it and the value summary of this trace's value minus the baseline's, as a diff's third panel
+    shows ``b - a``."""
+
+    reference: str  # the baseline's name, e.g. "gpt2_3"
+    facts: list[FactRow]  # torchlens' row (status, max |Δ|, reference op, verdict, detail); [] when none
+    value: ValueSection | None  # the summary of ``log[...].out - ref[...].out``; None when not compared
+    message: NotRequired[str]  # why there is no difference: "not in gpt2_3", shapes differ, a module box
+
+
 RecordKind = Literal["op", "layer", "module", "module_call", "difference", "other"]
 
 
@@ -300,6 +311,8 @@ class InspectRecord(TypedDict):
     exception: NotRequired[str]
     # An op that holds non-finite values (explain_nonfinite): where it stands and what it was fed.
     nonfinite: NotRequired[NonFiniteFacts]
+    # An explorer with a baseline: the node against it (the buffers it points to follow the record's).
+    baseline: NotRequired[BaselineSection]
 
 
 InspectResult = InspectNone | InspectRecord

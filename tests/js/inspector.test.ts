@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { InspectorPanel, INSPECTOR_STYLES } from "../../js/inspector";
 import {
@@ -13,7 +15,7 @@ import {
   NONFINITE_COLORS,
   statsRows,
 } from "../../js/inspector-values";
-import type { PanelInspectReply, TensorStats } from "../../js/protocol";
+import { parseInspectReply, type PanelInspectReply, type TensorStats } from "../../js/protocol";
 
 const STATS: TensorStats = {
   count: 10,
@@ -317,6 +319,38 @@ describe("InspectorPanel", () => {
     expect(asked).toEqual(["upstream", "downstream"]);
     panel.update({ ...headerWith("t"), kind: "difference" }, []); // b - a has no lineage of its own
     expect(buttons()).toHaveLength(0);
+  });
+
+  it("shows the node against the baseline: torchlens' row and the summary of the difference, as the kernel sent it", () => {
+    const { result, buffer_bytes } = JSON.parse(
+      readFileSync(path.resolve(__dirname, "../fixtures/protocol/inspect-baseline.json"), "utf8"),
+    );
+    const reply = parseInspectReply(result);
+    if (reply.kind === "none") throw new Error("the fixture selects a node");
+    const buffers = (buffer_bytes as number[]).map((size) => new DataView(new ArrayBuffer(size)));
+    const panel = new InspectorPanel(fakeDocument());
+    panel.update(reply, buffers);
+    const root = panel.root as unknown as FakeNode;
+    const [section] = root.findAll((n) => n.className === "tlw-insp-baseline");
+    expect(section.dataset.status).toBe("changed");
+    expect(section.children[0].textContent).toBe("vs before");
+    expect(section.textContent).toContain("1.244"); // torchlens' max |Δ|
+    expect(section.textContent).toContain('log["linear_2_3:1"].out - ref["linear_2_3:1"].out');
+    // Its own histogram and heatmap, from the buffers after the node's own.
+    expect(section.findAll((n) => n.tagName === "canvas")).toHaveLength(1);
+    expect(section.findAll((n) => n.tagName === "svg")).toHaveLength(1);
+    expect(root.findAll((n) => n.tagName === "canvas")).toHaveLength(2);
+    const order = root.children.map((n) => n.className);
+    expect(order.indexOf("tlw-insp-baseline")).toBeGreaterThan(order.indexOf("tlw-insp-facts"));
+    expect(order.indexOf("tlw-insp-baseline")).toBeLessThan(order.indexOf("tlw-insp-value"));
+    // A node the baseline lacks says so, as text; a reply without the section (cleared) shows none.
+    panel.update({ ...reply, baseline: { reference: hostile, facts: [], value: null, message: `not in ${hostile}` } }, buffers);
+    const [lacking] = root.findAll((n) => n.className === "tlw-insp-baseline");
+    expect(lacking.dataset.status).toBe("none");
+    expect(lacking.textContent).toBe(`vs ${hostile}not in ${hostile}`);
+    expect(root.findAll((n) => n.tagName === "img")).toHaveLength(0);
+    panel.update(headerWith("t"), buffers);
+    expect(root.findAll((n) => n.className === "tlw-insp-baseline")).toHaveLength(0);
   });
 
   it("ships its styles scoped under .tlw-inspector", () => {

@@ -48,6 +48,7 @@ const INSPECTS: [string, InspectReply["kind"]][] = [
   ["inspect-op", "op"],
   ["inspect-module", "module"],
   ["inspect-difference", "difference"],
+  ["inspect-baseline", "op"],
 ];
 
 describe("the kernel's sample replies", () => {
@@ -154,6 +155,19 @@ describe("the kernel's sample replies", () => {
       inputs: [{ label: "a", dtype: "f", finding: "", nan_count: 0, inf_count: 0, minimum: "NaN" }],
     };
     expect(() => parseInspectReply({ ...(sample("inspect-nonfinite").result as object), nonfinite: badNumber })).toThrow("'minimum'");
+  });
+
+  it("an explorer's panel with a baseline carries torchlens' row and the difference's summary", () => {
+    const { result } = sample("inspect-baseline");
+    const parsed = parseInspectReply(result);
+    if (parsed.kind === "none") throw new Error("the sample selects a node");
+    expect(parsed.baseline?.reference).toBe("before");
+    expect(parsed.baseline?.facts.find((row) => row.key === "status")?.value).toBe("changed");
+    expect(parsed.baseline?.value?.status).toBe("summary");
+    const section = (result as { baseline: object }).baseline;
+    expect(() => parseInspectReply({ ...(result as object), baseline: { ...section, reference: 3 } })).toThrow("'reference'");
+    expect(() => parseInspectReply({ ...(result as object), baseline: { ...section, value: { status: "x" } } })).toThrow("'status'");
+    expect(() => parseInspectReply({ ...(result as object), baseline: { ...section, message: 1 } })).toThrow("'message'");
   });
 
   it("error is a failed response with the kernel's message", () => {

@@ -132,6 +132,10 @@ class BaselineFacts:
         fact = self.nodes.get(graph_id, {}).get(node_id)
         return fact.attrs() if fact else []
 
+    def row_for(self, label: str) -> NodeFacts | None:
+        """The row of a node as both viewers name it: an op label, or a layer's that ran once."""
+        return self.netron.get(label)
+
     def summary(self) -> dict[str, Any]:
         """The small, JSON-safe part a widget syncs."""
         return {

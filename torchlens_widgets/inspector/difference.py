@@ -1,4 +1,5 @@
-"""The diff inspector's third panel: what changed between the two captures' values of one node.
+"""The diff inspector's third panel: what changed between the two captures' values of one node; and an
+explorer's baseline section, which shows the same value summary beside torchlens' row for the node.
 
 Facts (max |Δ|, ‖Δ‖, relative ‖Δ‖, changed elements, torchlens' own delta) and the value summary of
 ``b - a`` (statistics, histogram, heatmap) with the inspector's bounded, binary encoding. Like the
@@ -12,12 +13,24 @@ of showing a zero.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, cast
 
 import torch
 
-from .._protocol import FactRow, InspectRecord, Reply, ValueSection
-from .facts import dtype_text, fact_row, first_op, python_string, record_kind, shape_text
+from .._protocol import BaselineSection, FactRow, InspectRecord, Reply, ValueSection
+from .._trace import record_for_label
+from ..diffing.baseline import BaselineFacts, NodeFacts
+from .facts import (
+    dtype_text,
+    fact_of,
+    fact_row,
+    first_op,
+    json_number,
+    python_string,
+    record_kind,
+    shape_text,
+)
 from .tensors import bounded_read, summarize_read
 
 _NUMERIC = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
@@ -71,17 +84,83 @@ def difference_reply(
             fact_row("comparable", "comparable", False, "withheld: privacy_profile='public' drops values")
         ]
         return header, []
+    buffers: list[bytes] = []
+    comparison = compare(record_a, record_b, names, expression, torchlens_delta, buffers)
+    if comparison.reason is not None:
+        header["facts"] = [fact_row("comparable", "comparable", False, f"no: {comparison.reason}")]
+        return header, buffers
+    header["facts"], header["value"] = comparison.facts, comparison.value
+    return header, buffers
+
+
+def baseline_section(
+    log: Any, ref: Any, facts: BaselineFacts, label: str, record: Any, buffers: list[bytes]
+) -> BaselineSection:
+    """The selected node of an explorer against its baseline ``ref``: torchlens' ``diff_report`` row
+    (``facts``, computed once per baseline) and the summary of ``log[...].out - ref[...].out`` as
+    :func:`difference_reply` makes it, its buffers appended to ``buffers`` (the reply's).
+
+    ``record`` is the selected record (for why a module box or a multi-pass layer has no row).
+    """
+    reference = facts.reference
+    section = BaselineSection(reference=reference, facts=[], value=None)
+    row = facts.row_for(label)
+    if row is None:
+        section["message"] = _without_row(record, reference)
+        return section
+    section["facts"] = _row_facts(row, reference)
+    if row.reference_label is None:  # one-sided: torchlens paired no op of the baseline with it
+        paired = "not in" if row.status == "added" else "not paired with an op of"
+        section["message"] = f"{paired} {reference}"
+        return section
+    expression = (
+        f"log[{python_string(row.subject_label)}].out - ref[{python_string(row.reference_label)}].out"
+    )
+    # torchlens' own max |Δ| is the row's; the difference's measures are not repeated beside it.
+    comparison = compare(
+        _record(ref, row.reference_label),
+        _record(log, row.subject_label),
+        (reference, "this trace"),
+        expression,
+        None,
+        buffers,
+    )
+    if comparison.reason is not None:
+        section["message"] = f"no difference: {comparison.reason}"
+    else:
+        section["value"] = comparison.value
+    return section
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``b - a`` of one node: its measures and value summary, or why the two cannot be compared."""
+
+    facts: list[FactRow]
+    value: ValueSection | None
+    reason: str | None = None
+
+
+def compare(
+    record_a: Any,
+    record_b: Any,
+    names: tuple[str, str],
+    source: str,
+    torchlens_delta: float | None,
+    buffers: list[bytes],
+) -> Comparison:
+    """The measures and value summary of ``b - a`` (``source`` is its Python expression); the summary's
+    buffers are appended to ``buffers`` and its indices point there."""
     a, b = saved_value(record_a), saved_value(record_b)
     reason = _not_comparable(a, b, names)
     if reason is not None:
-        header["facts"] = [fact_row("comparable", "comparable", False, f"no: {reason}")]
-        return header, []
+        return Comparison([], None, reason)
     assert isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
-    buffers: list[bytes] = []
     if a.numel() == 0:
-        header["facts"] = [fact_row("shape", "shape", list(a.shape), shape_text(list(a.shape)))]
-        header["value"] = ValueSection(status="empty", source=expression, message="No elements.")
-        return header, buffers
+        return Comparison(
+            [fact_row("shape", "shape", list(a.shape), shape_text(list(a.shape)))],
+            ValueSection(status="empty", source=source, message="No elements."),
+        )
     with torch.no_grad():
         # Bounded like the inspector: the same strided positions of a and b (at most MAX_SAMPLE
         # elements and one strided 2-D slice), as float64 on the CPU; never a full-size copy.
@@ -95,7 +174,7 @@ def difference_reply(
         norm = float(torch.linalg.vector_norm(exact)) * math.sqrt(scale)
         changed = int(torch.count_nonzero(exact))
         estimate = "≈" if sampled else ""
-        header["facts"] = [
+        facts = [
             fact_row("shape", "shape", list(a.shape), shape_text(list(a.shape))),
             _measure("max_abs", "max |Δ| (of the sample)" if sampled else "max |Δ|", _max_abs(exact)),
             _measure("l2", f"‖Δ‖ (L2){' ≈' if sampled else ''}", norm),
@@ -110,7 +189,7 @@ def difference_reply(
             _measure("torchlens_delta", "torchlens delta", torchlens_delta),
         ]
         if sampled:
-            header["facts"].insert(
+            facts.insert(
                 1,
                 fact_row(
                     "sampled",
@@ -125,8 +204,42 @@ def difference_reply(
             "numel": numel,
             **summarize_read(difference, buffers),
         }
-    header["value"] = cast(ValueSection, {"status": "summary", "source": expression, **value})
-    return header, buffers
+    return Comparison(facts, cast(ValueSection, {"status": "summary", "source": source, **value}))
+
+
+def _row_facts(row: NodeFacts, reference: str) -> list[FactRow]:
+    """torchlens' row as it gave it: only the fields it filled (max |Δ| on value rows only)."""
+    facts = [fact_row("status", "status", row.status, row.status.replace("_", " "))]
+    if row.max_abs_delta is not None:
+        facts.append(_measure("max_abs_delta", "max |Δ|", row.max_abs_delta))
+    for key, name, value in (
+        ("reference_label", f"op in {reference}", row.reference_label),
+        ("verdict", "verdict", row.verdict),
+        ("detail", "detail", row.detail),
+        ("site_key", "site", row.site_key),
+    ):
+        if value:
+            facts.append(fact_row(key, name, value))
+    return facts
+
+
+def _without_row(record: Any, reference: str) -> str:
+    """Why a node has no ``diff_report`` row: torchlens' rows are per op (and per pass)."""
+    kind = record_kind(record)
+    if kind in ("module", "module_call"):
+        return "a module box has no row of its own: select one of its ops"
+    if kind == "layer":
+        passes = json_number(fact_of(record, "num_passes"))
+        return f"a layer of {passes or 'several'} passes has no single row: select one of its passes"
+    return f"not in {reference}"
+
+
+def _record(log: Any, label: str) -> Any:
+    """``log[label]``, or None when the capture has no such op (said so as not in this capture)."""
+    try:
+        return record_for_label(log, label)
+    except (KeyError, ValueError, IndexError):
+        return None
 
 
 def _max_abs(values: torch.Tensor) -> float:

@@ -12,7 +12,8 @@
 The reply size does not depend on the tensor: at most :data:`MAX_SAMPLE` elements are read for the
 statistics and :data:`HEATMAP_READ_SIDE` squared for the heatmap, and the buffers are at most
 ``HIST_BINS * 4 + 2 * HEATMAP_MAX_ROWS * HEATMAP_MAX_COLS`` bytes. It is a pure function of its inputs,
-so it is tested without a widget.
+so it is tested without a widget. (An explorer with a baseline adds a second summary, of the difference,
+bounded the same way: ``difference.baseline_section``.)
 
 The trace-level non-finite record (``log.nonfinite_ops``) is deliberately not consulted: its first
 access scans every saved payload (8 s on a trace holding 1.2 GB), too slow for a click; the value

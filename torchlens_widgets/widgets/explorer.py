@@ -28,6 +28,7 @@ from .._protocol import (
 )
 from .._trace import require_trace
 from ..graph_model import TraceGraph
+from ..inspector.difference import baseline_section
 from ..inspector.reply import inspect_record
 from ..viewers import VIEWERS, ViewerSource, make_source
 from ..viewers.netron import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, check_granularity, check_netron_options
@@ -369,4 +370,8 @@ class Explorer(NonFiniteWidget):
         nonfinite = self._nonfinite_facts(label)
         if nonfinite is not None:
             header["nonfinite"] = nonfinite
+        if self._facts is not None and self.baseline is not None:  # never under "public": refused there
+            header["baseline"] = baseline_section(
+                self._log, self.baseline, self._facts, label, record, buffers
+            )
         return header, buffers

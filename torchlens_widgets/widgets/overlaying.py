@@ -41,6 +41,10 @@ class OverlayingWidget(DebuggingWidget):
     baseline = traitlets.Any(None, allow_none=True)
     # What the browser shows about it: {"reference", "line", "counts", "unpaired", ...}; {} when none.
     baseline_summary = traitlets.Dict(read_only=True).tag(sync=True)
+    # Bumped when the inspector's facts of the selection changed while the selection did not (a baseline
+    # set, changed or cleared): every view asks ``inspect`` again. A new baseline may have the summary of
+    # the old one (same name, same counts), so the summary's change alone cannot say it.
+    _inspect_rev = traitlets.Int(0).tag(sync=True)
     _overlay_choices = traitlets.List(traitlets.Unicode(), [*OVERLAYS, "delta"]).tag(sync=True)
 
     _log: Any
@@ -173,6 +177,7 @@ class OverlayingWidget(DebuggingWidget):
                     self._overlay = self._delta_overlay()
                     self.set_trait("overlay_summary", self._overlay.summary)
             self._graph_rev += 1
+            self._inspect_rev += 1
             self._refresh_questions()
 
     def _apply_facts(self, facts: BaselineFacts | None) -> None:
