@@ -1,4 +1,5 @@
-"""tlw.diff() split panes and explore(baseline=...) in a real JupyterLab + Chromium, on GPT-2-tiny."""
+"""tlw.diff() split panes and explore(baseline=...) (the graph and the inspector) in a real JupyterLab +
+Chromium, on GPT-2-tiny."""
 
 from __future__ import annotations
 
@@ -185,6 +186,37 @@ def test_baseline_set_and_cleared_in_netron_keeps_the_graph_drawn(session: Sessi
     kernel.wait_drawn("wn", since=drawn, timeout=120)
     assert frame.locator("#canvas").evaluate("svg => !!svg.tlwBeforeClear"), "the graph was opened again"
     expect(root.locator(".tlw-status")).not_to_contain_text("vs ")
+
+
+@pytest.mark.parametrize(("name", "index"), [("w", 1), ("wn", 3)], ids=["model-explorer", "netron"])
+def test_the_inspector_follows_the_baseline_at_once(session: Session, name: str, index: int) -> None:
+    kernel = session.kernel
+    kernel.wait_ready(name)
+    root = session.root(index)
+    root.scroll_into_view_if_needed()
+    label = kernel.value("log_b.modules['transformer.h.1.mlp.c_fc'].output_ops[0]")
+    kernel.run(f"{name}.baseline = None\n{name}.select({label!r})")
+    inspector = root.locator(".tlw-inspector")
+    expect(inspector).to_have_attribute("data-state", "node", timeout=30_000)
+    section = inspector.locator(".tlw-insp-baseline")
+    expect(section).to_have_count(0)
+    # Set from the kernel, with the node selected: the inspector shows it with no other click.
+    kernel.run(f"{name}.baseline = log_a")
+    expect(section.locator("h4").first).to_have_text(
+        f"vs {kernel.value('log_a.trace_label')}", timeout=30_000
+    )
+    expect(section).to_have_attribute("data-status", "changed")
+    expect(section.locator(".tlw-insp-value canvas")).to_have_count(1)  # the heatmap of the difference
+    # Changed: the run that went NaN here, said as such.
+    kernel.run(f"{name}.baseline = log_nan")
+    expect(section.locator("h4").first).to_have_text(
+        f"vs {kernel.value('log_nan.trace_label')}", timeout=30_000
+    )
+    expect(section.locator(".tlw-insp-facts")).to_contain_text("NaN")
+    # Cleared: the section goes, the node's own facts stay.
+    kernel.run(f"{name}.baseline = None")
+    expect(section).to_have_count(0, timeout=30_000)
+    expect(inspector).to_have_attribute("data-state", "node")
 
 
 def test_page_made_no_request_off_this_machine(session: Session) -> None:
