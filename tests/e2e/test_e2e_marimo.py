@@ -1,6 +1,7 @@
 """torchlens-widgets in marimo (another anywidget host): ``mo.ui.anywidget(tlw.explore(log))`` in an app
-served by ``marimo run`` on 127.0.0.1, on GPT-2 (tests/helpers/models.py, random weights), in headless Chromium.
-marimo reruns the cells that read the widget when it changes: one shows ``selected_label`` from Python."""
+served by ``marimo run`` on 127.0.0.1, on GPT-2 (tests/helpers/models.py, random weights), in headless
+Chromium. marimo reruns the cells that read the widget when it changes: one shows ``selected_label``
+from Python."""
 
 from __future__ import annotations
 
