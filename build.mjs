@@ -5,7 +5,10 @@
 //
 // Code that runs INSIDE a viewer frame (js/**/frame-*.ts) is bundled separately into an IIFE and
 // imported by the widget as text: `import shim from "frame:./model-explorer/frame-shim.ts"`.
+// `import BUILD_ID from "build:id"` is a hash of the sources this bundle is built from.
 import * as esbuild from "esbuild";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
 const watch = process.argv.includes("--watch");
@@ -37,6 +40,44 @@ const frameTextPlugin = {
   },
 };
 
+/** Every file and folder under `dir`, sorted (what the bundle is built from). */
+function sourceTree(dir) {
+  const files = [];
+  const dirs = [dir];
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      const inner = sourceTree(full);
+      files.push(...inner.files);
+      dirs.push(...inner.dirs);
+    } else files.push(full);
+  }
+  return { files, dirs };
+}
+
+/**
+ * Resolves `build:id` to a hash of every file under js/ (names and contents): two builds that differ
+ * in any source have different ids (js/model-explorer/parked-app.ts takes only its own build's parked
+ * frame). In --watch mode it is computed again whenever a source changes.
+ */
+const buildIdPlugin = {
+  name: "build-id",
+  setup(build) {
+    build.onResolve({ filter: /^build:id$/ }, () => ({ path: "build:id", namespace: "build-id" }));
+    build.onLoad({ filter: /.*/, namespace: "build-id" }, () => {
+      const { files, dirs } = sourceTree("js");
+      const hash = createHash("sha256");
+      for (const file of files) hash.update(`${file}\0`).update(readFileSync(file)).update("\0");
+      return {
+        contents: `export default ${JSON.stringify(hash.digest("hex").slice(0, 16))};`,
+        loader: "js",
+        watchFiles: files.map((file) => path.resolve(file)),
+        watchDirs: dirs.map((dir) => path.resolve(dir)),
+      };
+    });
+  },
+};
+
 const options = {
   entryPoints: ["js/widget.ts"],
   outfile: "torchlens_widgets/static/widget.js",
@@ -48,7 +89,7 @@ const options = {
   // RequireJS pages (VS Code, exported HTML) define an AMD `define`: a bundle that saw it would register
   // itself as an AMD module there instead of running as the ES module the widget loads.
   define: { "define.amd": "false" },
-  plugins: [frameTextPlugin],
+  plugins: [frameTextPlugin, buildIdPlugin],
   logLevel: "info",
 };
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import base64
 import gzip
+import hashlib
 import json
 import re
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -42,3 +45,27 @@ def test_the_watching_dev_build_gets_the_path(tmp_path, monkeypatch: pytest.Monk
 
 def test_a_missing_bundle_says_so_in_the_cell(tmp_path) -> None:
     assert "is missing. Remedy: reinstall" in str(bundle.bundle_source(tmp_path / "missing.js"))
+
+
+def _sources(folder: Path, root: Path) -> Iterator[str]:
+    """Every file under ``folder`` as build.mjs walks it: by name, each folder where it sorts."""
+    for entry in sorted(folder.iterdir(), key=lambda path: path.name):
+        if entry.is_dir():
+            yield from _sources(entry, root)
+        else:
+            yield entry.relative_to(root).as_posix()
+
+
+def test_the_bundle_carries_the_id_of_the_sources_it_was_built_from() -> None:
+    """build.mjs's ``build:id``, a hash of every file under js/: the parked Model Explorer frame's
+    format (js/model-explorer/parked-app.ts), so a build whose frame speaks another protocol never
+    takes it, with no number to bump by hand."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for name in _sources(root / "js", root):
+        digest.update(f"{name}\0".encode())
+        digest.update((root / name).read_bytes())
+        digest.update(b"\0")
+    assert json.dumps(digest.hexdigest()[:16]) in bundle.BUNDLE.read_text(), (
+        "the bundle carries no id of the js/ sources (the parked frame's format): run node build.mjs"
+    )

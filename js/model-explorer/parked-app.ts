@@ -9,6 +9,7 @@
 // reloading it (Element.moveBefore); where it cannot, there is no parked app. Until taken it holds no WebGL
 // context (the app makes one for its graph); one nobody takes within PARKED_LIFETIME_MS is dropped,
 // and its memory with it.
+import BUILD_ID from "build:id";
 import type { AssetBundle } from "../assets";
 import { framesMove } from "../frame-bridge";
 import { isRecord, pageGlobal } from "../page-globals";
@@ -17,11 +18,18 @@ import { type AdoptOptions, ModelExplorerFrame } from "./bridge";
 
 const QUIET_MS = 1500;
 const PARKED_LIFETIME_MS = 10 * 60 * 1000;
-/** Bumped when a parked app's shape or its frame's adopt() changes: a page may run two builds' widgets. */
-const PARKED_FORMAT = 1;
+/**
+ * Which parked apps this build may take: only those it parked itself. A page may run two builds' widgets
+ * (a second kernel environment, a saved notebook's older bundle), and a parked frame is its build's whole
+ * Model Explorer frame, the page's side (its methods: adopt(), mark(), recolour()) and the shim's (the
+ * messages it understands and sends): an older one handed to newer code fails in ways no check of its
+ * shape would catch. So the format is the build's id, a hash of every source (build.mjs), never bumped by
+ * hand, and so never forgotten.
+ */
+const PARKED_FORMAT: string = BUILD_ID;
 
 interface ParkedApp {
-  format: number;
+  format: string;
   key: string;
   frame: ModelExplorerFrame;
   holder: HTMLElement;

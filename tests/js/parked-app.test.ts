@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AssetBundle } from "../../js/assets";
+import { pageGlobalKey } from "../../js/page-globals";
 
 // The frame is a stand-in: what is tested here is when the page parks one, who may take it, and that
 // nothing is left behind (the real frame's boot and move are tested end to end in a real JupyterLab).
@@ -95,6 +96,19 @@ describe("the Model Explorer app parked for the next explorer", () => {
     expect(taken.adoptedInto).toBe(container);
     expect(parkedApps()).toHaveLength(0);
     expect(adoptParkedApp(APP, view(), adoptOptions)).toBeNull();
+  });
+
+  it("is taken only by the build that parked it: another build's frame may speak another protocol", () => {
+    drawEnded(APP);
+    vi.advanceTimersByTime(1500);
+    // The page's one slot (shared by every build of its shape) now holds what another build parked.
+    const slot = (globalThis as Record<string, unknown>)[pageGlobalKey("ParkedApp")] as { parked: { format: unknown } };
+    slot.parked.format = "another build";
+    expect(adoptParkedApp(APP, view(), adoptOptions)).toBeNull();
+    drawEnded(APP); // this build parks its own in its place
+    vi.advanceTimersByTime(1500);
+    expect(made[0].disposed).toBe(true);
+    expect(adoptParkedApp(APP, view(), adoptOptions)).toBe(made[1]);
   });
 
   it("is dropped when the browser refuses to move it, and the explorer makes its own frame", () => {
