@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from tests.helpers.models import Cancel, small_gpt2
-from torchlens_widgets import PrecisionDtypeError, PrecisionRunError
+from torchlens_widgets import PrecisionDtypeError, PrecisionPathError, PrecisionRunError
 from torchlens_widgets.numerics import PrecisionRun, run_precision
 from torchlens_widgets.numerics._drift import model_in
 
@@ -53,6 +53,22 @@ class DtypeDependentShape(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = x * 2
         return y[: 4 if y.dtype == torch.float64 else 3] + 1
+
+
+class PathPerCall(nn.Module):
+    """A forward that takes another path after its first call (a count kept outside each copy, as a
+    global or a cache would be): torchlens' bisect runs other ops than the capture drawn."""
+
+    calls = 0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        type(self).calls += 1
+        y = self.lin(x)
+        return torch.relu(y) if type(self).calls == 1 else torch.tanh(y) * 2
 
 
 @pytest.fixture(scope="module")
@@ -173,6 +189,16 @@ def test_a_model_that_fails_in_bf16_raises_precision_run_error() -> None:
     with pytest.raises(PrecisionRunError, match="AssertionError: expected float32") as asserted:
         run_precision(Float32Only(), torch.rand(3))
     assert isinstance(asserted.value.__cause__, AssertionError)
+
+
+def test_a_forward_that_changes_path_between_calls_raises_a_typed_error_with_the_remedy() -> None:
+    PathPerCall.calls = 0
+    with pytest.raises(PrecisionPathError) as changed:
+        run_precision(PathPerCall(), torch.rand(1, 3))
+    message = str(changed.value)
+    assert isinstance(changed.value, RuntimeError)  # what it was before it had a type of its own
+    assert "tanh" in message and "another path" in message
+    assert "Remedy: " in message and "bisect_precision" in message
 
 
 def test_a_model_already_in_bf16_runs_as_it_is() -> None:

@@ -23,6 +23,7 @@ from ._errors import (
     PartialCaptureNotDrawableError,
     PayloadValidationError,
     PrecisionDtypeError,
+    PrecisionPathError,
     PrecisionRunError,
     PrivacyProfileError,
     SaveSizeError,
@@ -53,6 +54,7 @@ __all__ = [
     "PayloadValidationError",
     "PrecisionDtypeError",
     "PrecisionExplorer",
+    "PrecisionPathError",
     "PrecisionRunError",
     "PrivacyProfileError",
     "SaveSizeError",
@@ -171,8 +173,9 @@ def precision(
     reference) and ``"error gain"`` (its error over its inputs' largest: where error is created).
     ``w.first_drift()`` selects torchlens' first diverged op, ``w.drift_ranking(k)`` the ops that create
     the most error. A dtype that is not floating, or a reference no wider than it, raises
-    PrecisionDtypeError; a model that fails in ``dtype`` raises PrecisionRunError. Value-derived:
-    ``privacy_profile="public"`` raises PrivacyProfileError.
+    PrecisionDtypeError; a model that fails in ``dtype`` raises PrecisionRunError, one whose forward
+    takes another path when run again PrecisionPathError. Value-derived: ``privacy_profile="public"``
+    raises PrivacyProfileError.
     """
     if check_privacy_profile(privacy_profile) == "public":
         raise refuse_under_public(

@@ -127,3 +127,19 @@ class PrecisionRunError(TorchlensWidgetsError, RuntimeError):
             f"Remedy: run it in float32, or keep the module holding that op in float32 "
             f"(e.g. `model.<module>.float()` after the cast) and cast its output back."
         )
+
+
+class PrecisionPathError(TorchlensWidgetsError, RuntimeError):
+    """torchlens' bisect compared ops that the drawn capture of the same run does not have: the model's
+    forward took another path when it was run again."""
+
+    def __init__(self, missing: Sequence[str]) -> None:
+        self.missing = list(missing)
+        super().__init__(
+            f"torchlens' precision rows {self.missing[:5]} are not in the drawn trace of the same run: the "
+            "model's forward took another path when torchlens ran it again (state that changes from call "
+            "to call, randomness outside torch's seeded generator, or a branch on either). "
+            "Remedy: make the forward take the same path on every call with the same inputs (model.eval(), "
+            "no counter or cache that changes between calls, random numbers only from torch), or call "
+            "torchlens.debug.bisect_precision(model, x) for the table without the graph."
+        )

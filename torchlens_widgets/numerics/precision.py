@@ -16,7 +16,7 @@ from torch import nn
 from torchlens.debug import bisect_precision, isolated_capture
 from torchlens.options import CaptureOptions
 
-from .._errors import PrecisionRunError
+from .._errors import PrecisionPathError, PrecisionRunError
 from ..inspector.facts import json_number
 from ._drift import (
     cast_tree,
@@ -140,10 +140,7 @@ def run_precision(
         raise PrecisionRunError(dtype, exc, where) from exc
     missing = [row.label for row in result.rows if qualify(row.label) not in _labels(trace)]
     if missing:
-        raise RuntimeError(
-            f"torchlens' precision rows {missing[:5]} are not in the drawn trace of the same run; "
-            "the two captures took different paths (a data-dependent branch?)."
-        )
+        raise PrecisionPathError(missing)
     rel = normwise_errors(trace, result.rows)
     gain = gains(trace, result.rows, rel, dtype, reference)
     drifts = {
