@@ -4,6 +4,7 @@ what an op consumed against its dtype's limits."""
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 from collections.abc import Callable
@@ -250,14 +251,28 @@ def test_a_nan_weight_shows_in_its_producers_ranges(monkeypatch: pytest.MonkeyPa
     by_label = {entry.label: entry for entry in input_ranges(trace, producer)}
     assert by_label["lin.weight"].nan_count == 1 and by_label["lin.bias"].nan_count == 0
     assert by_label["lin.weight"].dtype == "torch.float32"
-    # torchlens keeps no copy of a parameter: once the model is freed, the row says so instead of a
-    # range (torchlens then raises on reading the value, as here).
+    # Any other failure to read the value is torchlens' bug, not a freed model: the row names it
+    # (and the log has its traceback), the op's other rows stay.
     param_class = type(next(iter(trace[producer].params.values())))
 
-    def freed(_param: Any) -> Any:
-        raise RuntimeError("the source model has been garbage-collected")
+    def broken(_param: Any) -> Any:
+        raise ValueError("a bug in torchlens")
 
-    monkeypatch.setattr(param_class, "value", property(freed))
+    monkeypatch.setattr(param_class, "value", property(broken))
+    rows = {entry.label: entry for entry in input_ranges(trace, producer)}
+    assert "model was freed" not in rows["lin.weight"].finding
+    assert "ValueError: a bug in torchlens" in rows["lin.weight"].finding
+    assert rows["lin.weight"].maximum is None and rows[trace[producer].parents[0] + ":1"].maximum is not None
+
+
+def test_a_parameter_of_a_freed_model_says_so() -> None:
+    # torchlens keeps no copy of a parameter: once the model is freed, reading it raises torchlens'
+    # PostTraceParamUnavailable, and the row says so instead of a range.
+    model = _nan_weight()
+    trace = tl.trace(model, torch.rand(2, 4))
+    producer = next(op.label for op in trace.layer_list if op.func_name == "linear")
+    del model
+    gc.collect()
     gone = {entry.label: entry for entry in input_ranges(trace, producer)}["lin.weight"]
     assert gone.nan_count == 0 and gone.maximum is None and "model was freed" in gone.finding
     assert gone.dtype == "torch.float32"

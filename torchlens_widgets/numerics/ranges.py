@@ -6,11 +6,13 @@ inputs (min, max, NaN and inf counts) so a widget can show them next to the op.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
 from torchlens.debug import dtype_range_audit
+from torchlens.errors import PostTraceParamUnavailable
 
 from .._protocol import InputRangeRow
 from ..inspector.facts import json_number
@@ -21,6 +23,8 @@ NOT_SAVED = "values not saved: torchlens kept no payload for this input, so its 
 MODEL_FREED = (
     "value unavailable: torchlens keeps no copy of a parameter, and the model was freed since the trace"
 )
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -77,8 +81,13 @@ def _parameter_ranges(trace: Any, op: Any) -> list[InputRange]:
     for param in params.values() if params is not None else ():
         try:
             value = param.value
-        except Exception:  # torchlens' PostTraceParamUnavailable: the model was freed since the trace
+        except PostTraceParamUnavailable:  # the model was freed (or the parameter removed) since the trace
             ranges.append(_measure(trace, str(param.address), None, "", param.dtype, MODEL_FREED))
+            continue
+        except Exception as error:  # torchlens' own failure: said in the row, its traceback in the log
+            log.warning("torchlens failed to read parameter %s", param.address, exc_info=True)
+            failed = f"value unavailable: torchlens raised {type(error).__name__}: {error}"
+            ranges.append(_measure(trace, str(param.address), None, "", param.dtype, failed))
             continue
         tensor = value if isinstance(value, torch.Tensor) else None
         ranges.append(_measure(trace, str(param.address), tensor, ""))
