@@ -16,6 +16,7 @@ from torch import nn
 
 from tests.helpers.models import Nest
 from torchlens_widgets._protocol import MASK_NAN, MASK_NEGINF, MASK_POSINF
+from torchlens_widgets.inspector.facts import fact_of
 from torchlens_widgets.inspector.reply import MAX_REPLY_BYTES, inspect_record, reply_size
 from torchlens_widgets.inspector.tensors import (
     HEATMAP_MAX_COLS,
@@ -204,6 +205,42 @@ def test_module_with_two_calls_and_rolled_layer(two_pass_log: Any) -> None:
     assert header["value"]["note"] == "value of pass 1 of 2"
     assert header["value"]["source"] == 'log["linear_1_1:1"].out'
     _check_value(header, buffers, two_pass_log["linear_1_1:1"].out)
+
+
+def test_facts_torchlens_has_not_for_a_record_are_dashes_and_no_error(
+    two_pass_log: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A rolled layer of two passes has no per-pass pass index (torchlens refuses, typed), a Module
+    # no dtype (AttributeError): those facts are absent, and nothing is reported.
+    layer, module = two_pass_log["linear_1_1"], two_pass_log.modules["shared"]
+    with caplog.at_level("WARNING", logger="torchlens_widgets.inspector.facts"):
+        assert fact_of(layer, "pass_index") is None and fact_of(module, "dtype") is None
+        for record, label in ((layer, "linear_1_1"), (module, "shared")):
+            header, _ = inspect_record(two_pass_log, record, label)
+            assert "torchlens error" not in [row["name"] for row in header["facts"]]
+    assert caplog.records == []
+
+
+def test_an_unexpected_torchlens_failure_is_shown_and_logged_not_a_dash(
+    tiny_log: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A bug in torchlens (any exception but "no such fact for this record") must not pass for a
+    # missing fact: the inspector shows the other facts, and a row naming the error; the log has it.
+    record = tiny_log["linear_1_1:1"]
+
+    def broken(_op: Any) -> Any:
+        raise ZeroDivisionError("a bug in torchlens' parameter count")
+
+    monkeypatch.setattr(type(record), "num_params", property(broken))  # read for two rows
+    with caplog.at_level("WARNING", logger="torchlens_widgets.inspector.facts"):
+        header, _ = inspect_record(tiny_log, record, "linear_1_1:1")
+    rows = {row["name"]: row for row in header["facts"]}
+    assert rows["op"]["value"] == "linear" and rows["dtype"]["value"] == "float32"  # the others stay
+    assert [row["name"] for row in header["facts"]].count("torchlens error") == 1
+    error = rows["torchlens error"]["text"]
+    assert "num_params" in error and "ZeroDivisionError: a bug in torchlens' parameter count" in error
+    assert any("num_params" in message for message in caplog.messages)
+    json.dumps(header, allow_nan=False)
 
 
 def test_nested_module_expressions_round_trip() -> None:

@@ -5,14 +5,31 @@ record back (``log["linear_1_1:1"]``). Only what torchlens already knows: nothin
 
 from __future__ import annotations
 
+import logging
 import math
 import ntpath
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
+
+from torchlens.errors import InvalidArgumentError, PayloadUnavailableError
 
 from .._protocol import FactRow, RecordKind
 
 # Text facts (paths, call lists) are cut to this many characters.
 MAX_TEXT = 300
+
+log = logging.getLogger(__name__)
+
+# What torchlens raises for a fact it does not have for this record: an attribute of another kind of
+# record (AttributeError, KeyError), a per-pass fact asked of a multi-pass Layer or Module
+# (InvalidArgumentError), values the capture did not keep (PayloadUnavailableError). Anything else is
+# a failure of torchlens' own, which the inspector shows (unexpected_failures) and logs.
+NOT_FOR_THIS_RECORD = (AttributeError, KeyError, InvalidArgumentError, PayloadUnavailableError)
+
+# The unexpected failures of fact_of while a record's facts are read (op_facts, module_facts).
+_failures: ContextVar[list[FactRow] | None] = ContextVar("fact_failures", default=None)
 
 
 def record_kind(record: Any) -> RecordKind:
@@ -30,14 +47,33 @@ def fact_of(record: Any, name: str) -> Any:
     """``record.name``, or None when torchlens does not have it for this record.
 
     torchlens raises (typed) for per-pass facts asked of a multi-pass Layer or Module, and for facts a
-    capture did not keep; the inspector shows what exists instead of failing.
+    capture did not keep; the inspector shows what exists instead of failing. Any other exception is
+    logged and, while a record's facts are read, shown as a row of its own: never a silent dash.
     """
     if record is None:
         return None
     try:
         return getattr(record, name)
-    except Exception:
+    except NOT_FOR_THIS_RECORD:
         return None
+    except Exception as error:
+        log.warning("torchlens raised reading %s.%s", type(record).__name__, name, exc_info=True)
+        failures = _failures.get()
+        text = f"reading {name}: {type(error).__name__}: {error}"
+        if failures is not None and all(row["text"] != short_text(text) for row in failures):
+            failures.append(fact_row("error", "torchlens error", None, text))  # once per fact read
+        return None
+
+
+@contextmanager
+def unexpected_failures() -> Iterator[list[FactRow]]:
+    """Collects the rows of fact_of's unexpected failures in this block (a record's facts table)."""
+    failures: list[FactRow] = []
+    token = _failures.set(failures)
+    try:
+        yield failures
+    finally:
+        _failures.reset(token)
 
 
 def first_op(layer: Any) -> Any:
@@ -161,6 +197,13 @@ def call_site(op: Any) -> dict[str, Any] | None:
 
 
 def op_facts(record: Any, op: Any, kind: str, public: bool) -> list[FactRow]:
+    """An op's or a rolled layer's facts, then a row per fact torchlens failed to read."""
+    with unexpected_failures() as failures:
+        rows = _op_rows(record, op, kind, public)
+    return rows + failures
+
+
+def _op_rows(record: Any, op: Any, kind: str, public: bool) -> list[FactRow]:
     rows: list[FactRow | None] = []
     func = fact_of(record, "func_name")
     layer_type = fact_of(record, "layer_type")
@@ -230,6 +273,13 @@ def op_facts(record: Any, op: Any, kind: str, public: bool) -> list[FactRow]:
 
 
 def module_facts(record: Any, kind: str, public: bool) -> list[FactRow]:
+    """A module's or a module call's facts, then a row per fact torchlens failed to read."""
+    with unexpected_failures() as failures:
+        rows = _module_rows(record, kind, public)
+    return rows + failures
+
+
+def _module_rows(record: Any, kind: str, public: bool) -> list[FactRow]:
     rows: list[FactRow | None] = [
         fact_row("address", "module", short_text(fact_of(record, "address"))),
         fact_row(
