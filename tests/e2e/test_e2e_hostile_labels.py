@@ -6,7 +6,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from tests.helpers.harness import JupyterServer, open_notebook, run_all_cells
+from tests.helpers.harness import JupyterServer, open_info_panel, open_notebook, run_all_cells
 from tests.helpers.notebook import SETTLED, RecordedPage
 
 CELLS = [
@@ -33,6 +33,20 @@ INJECTED = """() => Boolean(document.querySelector('img[src="x"]'))
   || [...document.scripts].some((script) => script.textContent.includes('alert("x")'))"""
 
 
+# The address of the module named like a script tag (linear_1_1 runs in it).
+SCRIPT_NAME = '<script>alert("x")</script>'
+
+# That module as a Model Explorer layer (the node's namespace: "/" separates layers, so the exporter
+# writes a "/" in a name as %2F). The app shows the namespace as given; attribute values it shows without
+# their double quotes (its worker's processAttrValue), so the module attribute is not compared.
+SCRIPT_LAYER = '<script>alert("x")<%2Fscript>'
+
+# The texts of the elements under `root` that hold `text` and no element of their own.
+LEAF_TEXTS = """(root, text) => [...root.querySelectorAll("*")]
+  .filter((element) => element.childElementCount === 0 && element.textContent.includes(text))
+  .map((element) => element.textContent)"""
+
+
 def test_hostile_names_render_as_text(jupyter_lab: JupyterServer, browser: Any, artifacts: Any) -> None:
     notebook = jupyter_lab.write_notebook("hostile.ipynb", CELLS)
     page = RecordedPage(browser)
@@ -48,8 +62,27 @@ def test_hostile_names_render_as_text(jupyter_lab: JupyterServer, browser: Any, 
         kernel.wait_ready("n")
         inspector = page.page.locator(".tlw-inspector").first
         expect(inspector).to_have_attribute("data-state", "node", timeout=30_000)
-        # The hostile module address is shown literally in the inspector's facts.
-        expect(inspector).to_contain_text('<script>alert("x")</script>')
+        expect(inspector).to_contain_text("linear_1_1")
+        # Where a node's facts are shown, the hostile module address is text: an element with no element
+        # inside holds it exactly (parsed as markup, it would be a <script> element, its text gone).
+        me = page.page.locator("iframe.tlw-frame").first.content_frame
+        open_info_panel(me)  # the app's own panel, closed at start, lists the selected node's attributes
+        info = me.locator("info-panel").first
+        expect(info).to_contain_text("linear_1_1")
+        kernel.run("n.select('linear_1_1')")  # Netron opens its sidebar on the node selected
+        sidebar = page.page.locator("iframe.tlw-frame").nth(1).content_frame.locator("#sidebar")
+        expect(sidebar).to_contain_text("linear_1_1")
+        shown = {
+            "the inspector": (inspector, f"{SCRIPT_NAME}:1"),  # its module call row
+            "Model Explorer's info panel": (info, SCRIPT_LAYER),
+            "Netron's sidebar": (sidebar, SCRIPT_NAME),
+        }
+        wrong: dict[str, list[str]] = {}
+        for where, (element, expected) in shown.items():
+            texts = element.evaluate(LEAF_TEXTS, "alert")  # whatever became of the name
+            if expected not in texts:
+                wrong[where] = texts
+        assert wrong == {}, f"not shown as its text: {wrong}"
         for frame in page.page.frames:  # the page, Model Explorer's frame and Netron's sandboxed frame
             assert frame.evaluate(INJECTED) is False, frame.url
         assert dialogs == []
