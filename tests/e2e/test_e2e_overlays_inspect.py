@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.helpers.harness import JupyterServer, KernelAccess, alt_click_search_result, open_info_panel
+from tests.helpers.harness import (
+    WIDGET_MODEL,
+    JupyterServer,
+    KernelAccess,
+    alt_click_search_result,
+    open_info_panel,
+)
 from tests.helpers.notebook import NotebookSession, RecordedPage, notebook_session
 from tests.helpers.pixels import changed_fraction
 
@@ -184,6 +190,27 @@ for i in range(100):
     w.select(labels[i % 2])"""
 
 
+# Sends the widget's kernel a request it answers at once, with an error (no such method), on the channel
+# every view's requests take, and waits for the answer and then two animation frames of the page (in
+# which a view handles what came before it). Returns the kernel's error text.
+ROUND_TRIP = f"""async (modelId) => {{
+  const model = await ({WIDGET_MODEL})(modelId);
+  const channel = "tlw-test-round-trip";
+  const answered = new Promise((resolve) => {{
+    const listener = (content) => {{
+      if (content?.channel !== channel) return;
+      model.off("msg:custom", listener);
+      resolve(content.error);
+    }};
+    model.on("msg:custom", listener);
+  }});
+  model.send({{ type: "request", channel, id: 1, method: "round-trip", params: {{}} }});
+  const error = await answered;
+  for (let i = 0; i < 2; i++) await new Promise((resolve) => requestAnimationFrame(resolve));
+  return error;
+}}"""
+
+
 def test_a_hundred_rapid_changes_end_in_the_last_state(session: Session, artifacts: Any) -> None:
     kernel = session.kernel
     drawn = kernel.draws("w")
@@ -205,11 +232,14 @@ def test_a_hundred_rapid_changes_end_in_the_last_state(session: Session, artifac
     row = frame.locator("info-panel tr").filter(has=frame.locator("td.key", has_text="torchlens_label"))
     expect(row.locator("td.value .one-line-text").first).to_have_text(label, timeout=30_000)
     expect(session.root.locator(".tlw-inspector")).to_contain_text(label)
-    # No late answer to an earlier change redraws anything afterwards.
-    first = session.notebook.drawn_at(0)
-    session.page.page.wait_for_timeout(3_000)
-    assert session.notebook.drawn_at(0) == first
-    expect(status).to_have_attribute("data-state", "ready")
+    # No late answer to an earlier change redraws anything afterwards: a round trip on the widget's
+    # channel comes back after every answer and update the kernel sent before it, and a view that took
+    # one would have started to draw (its status "loading") or drawn again by then.
+    first, draws = session.notebook.drawn_at(0), kernel.draws("w")
+    answer = session.page.page.evaluate(ROUND_TRIP, kernel.value("w.model_id"))
+    assert "unknown request" in answer, answer
+    assert status.get_attribute("data-state") == "ready", status.inner_text()
+    assert (session.notebook.drawn_at(0), kernel.draws("w")) == (first, draws)
     session.root.screenshot(path=str(artifacts / "rapid-changes-final.png"))
 
 

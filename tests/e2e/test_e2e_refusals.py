@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.helpers.harness import JupyterServer, select_in_viewer_ui
+from tests.helpers.harness import WIDGET_MODEL, JupyterServer, select_in_viewer_ui
 from tests.helpers.notebook import NotebookSession as Session
 from tests.helpers.notebook import notebook_session
 
@@ -46,31 +46,19 @@ w""",
 # is sent (the view's picture of the graph is such an earlier update). From then on the page records
 # every selected_node the kernel sends the model (ipywidgets applies the kernel's updates with
 # set_state; the page's own model.set does not go through it) in window.__tlwKernelSent.
-SET_FROM_PAGE = """async ([modelId, state]) => {
-  const seen = new Set();
-  const find = (widget) => {
-    if (!widget || seen.has(widget)) return null;
-    seen.add(widget);
-    if (widget._manager && widget._manager.promise) return widget;
-    for (const child of widget.widgets ?? widget.layout?.widgets ?? []) {
-      const found = find(child);
-      if (found) return found;
-    }
-    return null;
-  };
-  const renderer = find(window.jupyterapp.shell.currentWidget);
-  const model = await (await renderer._manager.promise).get_model(modelId);
+SET_FROM_PAGE = f"""async ([modelId, state]) => {{
+  const model = await ({WIDGET_MODEL})(modelId);
   while (model._pending_msgs > 0) await new Promise((resolve) => setTimeout(resolve, 20));
   const sent = (window.__tlwKernelSent = []);
   const setState = model.set_state;
-  model.set_state = function (update) {
+  model.set_state = function (update) {{
     if (update && "selected_node" in update) sent.push(update.selected_node);
     return setState.call(this, update);
-  };
+  }};
   window.__tlwModel = model;
   for (const [key, value] of Object.entries(state)) model.set(key, value);
   model.save_changes();
-}"""
+}}"""
 
 # What the kernel sent back since the set, and what the page's model holds now.
 KERNEL_SENT = "() => ({ sent: window.__tlwKernelSent, held: window.__tlwModel.get('selected_node') })"

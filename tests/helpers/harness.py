@@ -296,6 +296,24 @@ KERNEL_STATUS = f"""() => {{
   return kernel ? `${{kernel.status}}, ${{kernel.connectionStatus}}` : 'no kernel';
 }}"""
 
+# The widget model with the id given, in JupyterLab's page (a JavaScript async function of the id): found
+# through the widget manager of the current notebook's rendered outputs.
+WIDGET_MODEL = """async (modelId) => {
+  const seen = new Set();
+  const find = (widget) => {
+    if (!widget || seen.has(widget)) return null;
+    seen.add(widget);
+    if (widget._manager && widget._manager.promise) return widget;
+    for (const child of widget.widgets ?? widget.layout?.widgets ?? []) {
+      const found = find(child);
+      if (found) return found;
+    }
+    return null;
+  };
+  const renderer = find(window.jupyterapp.shell.currentWidget);
+  return (await renderer._manager.promise).get_model(modelId);
+}"""
+
 
 def open_notebook(
     page: Any,
