@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Sets up everything torchlens-widgets needs on a fresh Debian machine with Python 3.10+ and Node 20:
 # a virtual environment in .venv with the CPU build of torch 2.13.0, the package (editable; this builds
-# the JS bundle with esbuild), and with "test" also Debian's chromium for the browser tests.
+# the JS bundle with esbuild), and with "test" also Debian's chromium, firefox-esr and xvfb for the browser
+# tests (Firefox runs on an Xvfb display: tests/helpers/firefox).
 #
 #   bash scripts/setup.sh          # demo set-up
-#   bash scripts/setup.sh test     # also test tools, chromium and the npm parts of the e2e hosts
+#   bash scripts/setup.sh test     # also test tools, the browsers and the npm parts of the e2e hosts
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extra="${1:-demo}"
@@ -13,19 +14,21 @@ extra="${1:-demo}"
 # changed). The stamp names what the set-up installed from; a fresh clone has none.
 stamp=".venv/.tlw-setup-$extra"
 inputs=$( (cat pyproject.toml package-lock.json scripts/setup.sh 2>/dev/null || true) | sha256sum | cut -d' ' -f1)
+# The browsers come from apt, not from these files: the stamp holds only while they are installed.
+browsers_installed() { [ -x /usr/bin/chromium ] && [ -x /usr/bin/firefox-esr ] && [ -x /usr/bin/Xvfb ]; }
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$inputs" ] && [ -x node_modules/.bin/esbuild ] \
-  && { [ "$extra" != "test" ] || { [ -x /usr/bin/chromium ] && [ -d node_modules/.tlw-vscode-host/package ]; }; }; then
+  && { [ "$extra" != "test" ] || { browsers_installed && [ -d node_modules/.tlw-vscode-host/package ]; }; }; then
   echo "== set-up is current ($stamp); rebuilding the JS bundle only"
   node build.mjs
   exit 0
 fi
 
-if [ "$extra" = "test" ] && [ ! -x /usr/bin/chromium ]; then
-  echo "== installing Debian's chromium (browser tests)"
+if [ "$extra" = "test" ] && ! browsers_installed; then
+  echo "== installing Debian's chromium, firefox-esr and xvfb (browser tests)"
   sudo_cmd=""
   [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium firefox-esr xvfb >/dev/null
 fi
 
 if [ ! -x .venv/bin/python ]; then
@@ -37,7 +40,7 @@ fi
 # minified JavaScript at each start). Inside .venv, .js files are CommonJS, as their packages expect.
 echo '{"type": "commonjs"}' > .venv/package.json
 if [ "$extra" = "test" ]; then
-  echo "== npm ci (build tools, and the parts of the emulated VS Code notebook in tests/helpers/vscode_host)"
+  echo "== npm ci (build tools, the emulated VS Code notebook's parts, puppeteer-core for Firefox)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
 py=.venv/bin/python
