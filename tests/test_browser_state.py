@@ -185,7 +185,7 @@ def test_a_view_switch_that_fails_after_validation_is_undone(explorer: Any, monk
             "netron 0.0 is installed but lacks its web asset 'view.js'. Remedy: reinstall"
         )
 
-    monkeypatch.setattr("torchlens_widgets.widgets.explorer.make_source", broken)
+    monkeypatch.setattr("torchlens_widgets.widgets.sources.make_source", broken)
     assert viewers.VIEWERS  # the names are valid; the failure comes from building the source
     wire = Wire(explorer)
     wire.update(viewer="netron")

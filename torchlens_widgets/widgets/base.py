@@ -1,9 +1,13 @@
-"""What Explorer and Diff share: the frontend bundle, the synced traits every view reads, the request
-channel and its asset answers, and selection callbacks. js/widget.ts renders both from one bundle."""
+"""What every widget shares, and only that: the frontend bundle, the synced traits every view reads
+(layout, selection, status, the debug answers' highlights and status line), and the request channel,
+answered by the handlers a widget passes to :meth:`ViewerWidget._open`. The behaviour is in
+collaborators a widget holds (``debugging.py``, ``colouring.py``, ``nonfinite.py``, ``sources.py``,
+``saving.py``). js/widget.ts renders every widget from one bundle."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import traitlets
@@ -21,7 +25,6 @@ from .._protocol import (
     DebugParams,
     DebugResult,
     GraphParams,
-    GraphResult,
     InspectParams,
     InspectResult,
     Reply,
@@ -38,11 +41,23 @@ ROOM_TRAITS = frozenset({"inspector_width", "inspector_collapsed", "maximized"})
 REPORTED_TRAITS = frozenset({"status", "error", "draws", "_picture"})
 
 
+@dataclass(frozen=True)
+class Answers:
+    """How a widget answers its views' requests (the channel's methods, ARCHITECTURE.md)."""
+
+    bundles: Callable[[], Iterable[AssetBundle]]  # every asset bundle it has published
+    graph: Callable[[GraphParams], Reply[Any]]
+    inspect: Callable[[InspectParams], Reply[InspectResult]]
+    debug: Callable[[DebugParams], Reply[DebugResult]]
+    # Runs while the browser draws the graph just sent.
+    after_graph: Callable[[], None] | None = None
+
+
 class ViewerWidget(BrowserState):
     """A trace view in the cell: the browser asks for assets, graph and inspector facts; traits carry state.
 
-    Subclasses answer the three requests and call :meth:`_open` at the end of ``__init__``: until then
-    the widget is not ready, and observers that would re-publish the view do nothing.
+    A widget calls :meth:`_open` with its :class:`Answers` at the end of ``__init__``: until then it is
+    not ready, and observers that would re-publish the view do nothing.
     """
 
     _esm = bundle_source()
@@ -76,17 +91,30 @@ class ViewerWidget(BrowserState):
     # saves widget state, and shown by a view restored from it before the kernel runs the cell
     # (js/saved-picture.ts).
     _picture = traitlets.Unicode("").tag(sync=True)
+    # The debug answers (debugging.Debugging sets them): the torchlens labels of the highlighted nodes
+    # (highlight(), lineage(), a partial capture's failing op), set by the kernel only; their node ids
+    # in what the view draws; node id -> role (HIGHLIGHT_ROLE_COLOURS) of the highlighted nodes an
+    # answer tells apart (explain_nonfinite), {} for a plain highlight; the last answer's status line.
+    highlighted = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    _highlight_nodes = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    _highlight_roles = traitlets.Dict(value_trait=traitlets.Unicode()).tag(sync=True)
+    debug_status = traitlets.Unicode("", read_only=True).tag(sync=True)
 
     # False until __init__ has set everything up: trait observers fire during construction too.
     _ready = False
 
-    def _open(self) -> None:
+    def _open(self, answers: Answers) -> None:
         """Answer the browser's requests from now on (it asks; messages sent before it renders are lost)."""
+
+        def assets(params: AssetsParams) -> Reply[AssetsResult]:
+            # The bundle asked for by key, whichever viewer is current now (a switch may have raced it).
+            return answer_assets(params, answers.bundles())
+
         self._channel = RequestChannel(self.send, notice=lambda text: self.set_trait("notice", text))
-        self._channel.register("assets", self._answer_assets)
-        self._channel.register("graph", self._answer_graph, after_reply=self._after_graph_reply)
-        self._channel.register("inspect", self._answer_inspect)
-        self._channel.register("debug", self._answer_debug)
+        self._channel.register("assets", assets)
+        self._channel.register("graph", answers.graph, after_reply=answers.after_graph)
+        self._channel.register("inspect", answers.inspect)
+        self._channel.register("debug", answers.debug)
         self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
         self._ready = True
 
@@ -125,26 +153,6 @@ class ViewerWidget(BrowserState):
     def bytes_sent(self) -> int:
         """Asset and graph bytes this widget has sent to the browser (compressed, as sent)."""
         return self._channel.bytes_sent
-
-    def _bundles(self) -> Iterable[AssetBundle]:
-        """Every asset bundle this widget has published (a view may ask for any of them)."""
-        raise NotImplementedError
-
-    def _answer_assets(self, params: AssetsParams) -> Reply[AssetsResult]:
-        # The bundle asked for by key, whichever viewer is current now (a switch may have raced it).
-        return answer_assets(params, self._bundles())
-
-    def _answer_graph(self, params: GraphParams) -> Reply[GraphResult]:
-        raise NotImplementedError
-
-    def _after_graph_reply(self) -> None:
-        """Runs while the browser draws the graph just sent (nothing to do unless a widget says so)."""
-
-    def _answer_inspect(self, params: InspectParams) -> Reply[InspectResult]:
-        raise NotImplementedError
-
-    def _answer_debug(self, params: DebugParams) -> Reply[DebugResult]:
-        raise NotImplementedError
 
 
 def unsubscriber(callbacks: list[Any], callback: Callable[..., None]) -> Callable[[], None]:

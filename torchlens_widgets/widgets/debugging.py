@@ -1,14 +1,10 @@
-"""The debugging answers on the graph, as both widgets give them: highlights, torchlens' lineage of a
-node, its first divergence and (one capture) its first non-finite op. The toolbar's and the inspector's
-buttons ask the same methods a user calls from Python (``_answer_debug``), so both say the same."""
+"""The debugging answers on a widget's graph, whichever widget holds them: highlights (plain, or marked
+in roles), an answer's status line after selecting its op, a lineage's status, and the toolbar's and
+the inspector's buttons, which ask the same methods a user calls from Python, so both say the same."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
-from typing import Any
-
-import traitlets
+from collections.abc import Callable, Mapping
 
 from .._errors import DebugQuestionError, NodeNotFoundError
 from .._protocol import DebugParams, DebugResult, Reply
@@ -20,101 +16,103 @@ LINEAGE = "lineage"
 ROLE_ORDER = ("propagated", "ranked", "producer")
 
 
-class DebuggingWidget(ViewerWidget):
-    """A view with debugging answers. Subclasses give the answers (``first_divergence``, ``lineage``, and
-    ``first_nonfinite`` where one capture is shown) and name them in ``_answers``."""
+class Debugging:
+    """A widget's debug answers shown on its traits (``highlighted``, ``_highlight_nodes``,
+    ``_highlight_roles``, ``debug_status``; ViewerWidget declares them).
 
-    # The torchlens labels of the highlighted nodes (highlight(), lineage(), a partial capture's failing
-    # op); set by the kernel only. _highlight_nodes: their node ids in the current viewer and granularity.
-    highlighted = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    _highlight_nodes = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    # Node id -> role (HIGHLIGHT_ROLE_COLOURS) of the highlighted nodes an answer tells apart
-    # (explain_nonfinite: producers and the ops that carry their values); {} for a plain highlight.
-    _highlight_roles = traitlets.Dict(value_trait=traitlets.Unicode()).tag(sync=True)
-    # The status line of the last debug answer (first_divergence, first_nonfinite, lineage, a crash).
-    debug_status = traitlets.Unicode("", read_only=True).tag(sync=True)
+    Given explicitly: the widget whose traits it sets, ``select`` (select an op by label: NodeNotFoundError
+    where the view does not draw it), ``node_ids`` (labels -> the node ids that mark them in what the
+    view draws now), ``selected_label`` (the label an answer selected, "" for none), ``lineage``
+    (direction -> labels, the lineage button), the ``answers`` the buttons may ask besides lineage (name
+    -> the widget's method, called with no arguments) and the remedy for a question it does not answer.
+    """
 
-    # The questions this widget answers besides lineage (each a method of that name, called with no
-    # arguments), and the remedy for one it does not.
-    _answers: tuple[str, ...] = ("first_divergence",)
-    # Label -> role of the highlight an answer marked in roles (_mark); {} for a plain highlight.
-    _label_roles: Mapping[str, str] = MappingProxyType({})
-    _unanswered_remedy = "ask one of those."
+    def __init__(
+        self,
+        widget: ViewerWidget,
+        *,
+        select: Callable[[str], object],
+        node_ids: Callable[[list[str]], list[str]],
+        selected_label: Callable[[], str],
+        lineage: Callable[[str], list[str]],
+        answers: Mapping[str, Callable[[], object]],
+        unanswered_remedy: str = "ask one of those.",
+    ) -> None:
+        self._widget = widget
+        self._select = select
+        self._node_ids = node_ids
+        self._selected_label = selected_label
+        self._lineage = lineage
+        self._answers = dict(answers)
+        self._unanswered_remedy = unanswered_remedy
+        # Label -> role of the highlight an answer marked in roles (mark); {} for a plain highlight.
+        self._label_roles: dict[str, str] = {}
 
-    def first_divergence(self, rtol: float = 1e-5, atol: float = 1e-8) -> tuple[Any, Any] | None:
-        raise NotImplementedError
+    @property
+    def status(self) -> str:
+        """The status line of the last answer."""
+        return str(self._widget.debug_status)
 
-    def lineage(self, name: str | None = None, direction: str = "upstream") -> list[str]:
-        raise NotImplementedError
-
-    def _answer_selected_label(self) -> str:
-        """The label of what an answer selected ("" when it selected nothing)."""
-        raise NotImplementedError
-
-    def _answer_debug(self, params: DebugParams) -> Reply[DebugResult]:
+    def answer(self, params: DebugParams) -> Reply[DebugResult]:
         """A toolbar or inspector button: the same work as the Python call, and its status line."""
         question = str(params.get("question"))
         if question == LINEAGE:
-            labels = self.lineage(direction=str(params.get("direction", "upstream")))
+            labels = self._lineage(str(params.get("direction", "upstream")))
         elif question in self._answers:
-            found = getattr(self, question)()  # each answer is the method of that name
-            label = self._answer_selected_label()
+            found = self._answers[question]()
+            label = self._selected_label()
             labels = [label] if found is not None and label else []
         else:
             asked = ", ".join(map(repr, (*self._answers, LINEAGE)))
             raise DebugQuestionError(
-                f"Unknown debug question {question!r}: {type(self).__name__} answers {asked}. "
+                f"Unknown debug question {question!r}: {type(self._widget).__name__} answers {asked}. "
                 f"Remedy: {self._unanswered_remedy}"
             )
-        return DebugResult(status=self.debug_status, labels=labels), []
+        return DebugResult(status=self.status, labels=labels), []
 
-    def _show_answer(self, status: str, label: str | None) -> None:
+    def show_answer(self, status: str, label: str | None) -> None:
         """An answer's status line, after selecting its op (``label``) when there is one."""
-        self.set_trait("debug_status", status + (self._select_answer(label) if label is not None else ""))
+        suffix = self.select_answer(label) if label is not None else ""
+        self._widget.set_trait("debug_status", status + suffix)
 
-    def _select_answer(self, label: str) -> str:
+    def say(self, status: str) -> None:
+        """A status line that selects nothing."""
+        self._widget.set_trait("debug_status", status)
+
+    def select_answer(self, label: str) -> str:
         """Select an answer's op; the status suffix when this view does not draw it."""
         try:
-            self.select(label)
+            self._select(label)
         except NodeNotFoundError:
             return " (not drawn in this view, so nothing is selected)"
         return ""
 
-    def select(self, name: str) -> Any:
-        raise NotImplementedError
-
-    def _mark(self, roles: dict[str, str]) -> None:
+    def mark(self, roles: dict[str, str]) -> None:
         """Highlight ``roles``' labels (label -> role), each drawn in its role's style; a later plain
         highlight (highlight(), lineage()) drops the roles."""
         self._label_roles = dict(roles)
-        with self.hold_trait_notifications():
-            self.highlighted = list(roles)
-            self._publish_highlight()
+        with self._widget.hold_trait_notifications():
+            self._widget.highlighted = list(roles)
+            self.publish_highlight()
 
-    def _publish_highlight(self) -> None:
+    def publish_highlight(self) -> None:
         """The highlighted labels as the current view's node ids, and the roles of those an answer
-        marked in one (a plain highlight has none)."""
-        if set(self.highlighted) != set(self._label_roles):
+        marked in one (a plain highlight has none). The widget calls it when ``highlighted`` or what
+        the view draws changed."""
+        widget = self._widget
+        if set(widget.highlighted) != set(self._label_roles):
             self._label_roles = {}
-        self._highlight_nodes = self._node_ids(self.highlighted)
+        widget._highlight_nodes = self._node_ids(list(widget.highlighted))
         ids: dict[str, str] = {}
         for role in ROLE_ORDER:  # a producer's box stays a producer's where a carrier shares it
             marked = [label for label, role_of_label in self._label_roles.items() if role_of_label == role]
             ids |= dict.fromkeys(self._node_ids(marked), role)
-        self._highlight_roles = ids
+        widget._highlight_roles = ids
 
-    def _node_ids(self, labels: list[str]) -> list[str]:
-        """The current view's node ids that mark ``labels``."""
-        raise NotImplementedError
-
-    def _show_lineage(
-        self, direction: str, labels: list[str], drawn: list[str], where: str = ""
-    ) -> list[str]:
+    def show_lineage(self, direction: str, labels: list[str], drawn: list[str], where: str = "") -> list[str]:
         """Highlight the drawn part of a lineage and say what it holds; returns all of ``labels``."""
-        self.highlighted = drawn
+        self._widget.highlighted = drawn
         hidden = len(labels) - len(drawn)
         left_out = f"; {hidden} not drawn in this view" if hidden else ""
-        self.set_trait(
-            "debug_status", f"{direction.capitalize()} of {labels[0]}{where}: {len(labels)} ops{left_out}."
-        )
+        self.say(f"{direction.capitalize()} of {labels[0]}{where}: {len(labels)} ops{left_out}.")
         return labels

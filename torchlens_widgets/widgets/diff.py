@@ -24,8 +24,8 @@ from ..diffing.split_pane import DiffPayload, diff_payload
 from ..inspector.difference import difference_reply
 from ..inspector.reply import inspect_record
 from ..viewers.model_explorer import model_explorer_assets
-from .base import REPORTED_TRAITS, ROOM_TRAITS, unsubscriber
-from .debugging import DebuggingWidget
+from .base import REPORTED_TRAITS, ROOM_TRAITS, Answers, ViewerWidget, unsubscriber
+from .debugging import Debugging
 
 PairCallback = Callable[[tuple[Any, Any]], None]
 
@@ -34,10 +34,11 @@ def _rename_log(expression: str, name: str) -> str:
     return name + expression[len("log") :] if expression.startswith("log") else expression
 
 
-class Diff(DebuggingWidget):
+class Diff(ViewerWidget):
     """Two torchlens traces in Model Explorer's split pane, each coloured by torchlens' per-node delta.
 
-    Create it with :func:`torchlens_widgets.diff`.
+    Create it with :func:`torchlens_widgets.diff` (its parameters are documented there). Its debug
+    answers are shown by the same ``Debugging`` collaborator as an explorer's.
     """
 
     _kind = traitlets.Unicode("diff").tag(sync=True)  # the shared bundle renders two panes, no toolbar
@@ -52,7 +53,6 @@ class Diff(DebuggingWidget):
     summary = traitlets.Dict(read_only=True).tag(sync=True)
     # The toolbar's debug buttons (highlighted nodes' ids are shared by both panes).
     _debug_questions = traitlets.List(traitlets.Unicode(), ["first_divergence"]).tag(sync=True)
-    _unanswered_remedy = "for 'first_nonfinite', explore one capture: tlw.explore(d.log_a).first_nonfinite()."
 
     def __init__(
         self,
@@ -77,6 +77,16 @@ class Diff(DebuggingWidget):
         self._privacy_profile = privacy_profile
         self._names = (str(names[0]), str(names[1]))
         self._callbacks: list[PairCallback] = []
+        self._debugging = Debugging(
+            self,
+            select=self.select,
+            node_ids=self._node_ids,
+            selected_label=lambda: self.selected_labels[0] or self.selected_labels[1],
+            lineage=lambda direction: self.lineage(direction=direction),
+            answers={"first_divergence": self.first_divergence},
+            unanswered_remedy="for 'first_nonfinite', explore one capture: "
+            "tlw.explore(d.log_a).first_nonfinite().",
+        )
         super().__init__(
             height=height,
             # In the comm's opening state: no view starts without knowing what to ask for.
@@ -90,7 +100,14 @@ class Diff(DebuggingWidget):
             **kwargs,
         )
         self.set_trait("summary", self._payload.summary())
-        self._open()
+        self._open(
+            Answers(
+                bundles=self._bundles,
+                graph=self._answer_graph,
+                inspect=self._answer_inspect,
+                debug=self._debugging.answer,
+            )
+        )
 
     @property
     def payload(self) -> DiffPayload:
@@ -122,7 +139,7 @@ class Diff(DebuggingWidget):
         None when nothing diverged.
         """
         answer = _debug.first_divergence(self.log_a, self.log_b, rtol=rtol, atol=atol)
-        self._show_answer(answer.status, answer.label)
+        self._debugging.show_answer(answer.status, answer.label)
         return answer.pair
 
     def highlight(self, names: str | Iterable[str] | None) -> Diff:
@@ -149,19 +166,20 @@ class Diff(DebuggingWidget):
         log, index = (self.log_a, self._payload.a.index) if in_a else (self.log_b, self._payload.b.index)
         labels = _debug.lineage(log, index, node_id, direction)
         where = " in log_a" if in_a else " in log_b"
-        return self._show_lineage(direction, labels, _debug.drawn_labels(index, labels), where)
-
-    def _answer_selected_label(self) -> str:
-        return self.selected_labels[0] or self.selected_labels[1]
+        return self._debugging.show_lineage(direction, labels, _debug.drawn_labels(index, labels), where)
 
     @traitlets.observe("highlighted")
     def _on_highlighted(self, change: dict[str, Any]) -> None:
+        self._debugging.publish_highlight()  # marked by the browser on both panes drawn
+
+    def _node_ids(self, labels: list[str]) -> list[str]:
+        """The node ids of ``labels`` (shared by both panes)."""
         ids: dict[str, None] = {}
-        for label in self.highlighted:
+        for label in labels:
             node_id = self._payload.a.index.id_of_label(label) or self._payload.b.index.id_of_label(label)
             if node_id is not None:
                 ids.setdefault(node_id)
-        self._highlight_nodes = list(ids)  # marked by the browser on both panes drawn
+        return list(ids)
 
     def on_select(self, callback: PairCallback) -> Callable[[], None]:
         """Call ``callback((record_a, record_b))`` after each selection; one that raises is named in

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pathlib
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Self
 
 import traitlets
 
@@ -16,6 +16,7 @@ from .._errors import (
     ViewerNotAvailableError,
 )
 from .._offline import DEFAULT_MAX_BYTES
+from .._overlays import Overlay, OverlayFunction
 from .._privacy import check_privacy_profile
 from .._protocol import (
     GraphParams,
@@ -30,20 +31,32 @@ from .._trace import require_trace
 from ..graph_model import TraceGraph
 from ..inspector.difference import baseline_section
 from ..inspector.reply import inspect_record
-from ..viewers import VIEWERS, ViewerSource, make_source
+from ..viewers import VIEWERS, ViewerSource
 from ..viewers.netron import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, check_granularity, check_netron_options
 from . import base
-from .base import unsubscriber
-from .nonfinite import NonFiniteWidget
+from .base import Answers, ViewerWidget, unsubscriber
+from .colouring import DEFAULT_CHOICES, Colouring
+from .debugging import Debugging
+from .nonfinite import NonFiniteAnswers, NonFiniteResult
 from .saving import SAVED_TRAITS, SavedView, save_explorer_html
+from .sources import TraceSources
+
+# explore()'s defaults besides Netron's (viewers/netron.py), one definition each.
+DEFAULT_VIEWER = "model-explorer"
+DEFAULT_GRANULARITY = "module"
+DEFAULT_HEIGHT = 640
+DEFAULT_PRIVACY_PROFILE = "local"
 
 SelectCallback = Callable[[Any], None]
 
 
-class Explorer(NonFiniteWidget):
+class Explorer(ViewerWidget):
     """A torchlens trace drawn inline by Model Explorer (or Netron), selection synced with the kernel.
 
-    Create it with :func:`torchlens_widgets.explore`.
+    Create it with :func:`torchlens_widgets.explore` (its parameters are documented there). The
+    widget owns its traits; its collaborators do the work: ``TraceSources`` (which viewer draws the
+    trace), ``Colouring`` (overlay and baseline), ``Debugging`` (highlights and answers),
+    ``NonFiniteAnswers`` (NaN and Inf), and ``saving`` (save_html).
     """
 
     # What a view may set (a click, the toolbar, what it reports); the rest is the kernel's.
@@ -53,29 +66,42 @@ class Explorer(NonFiniteWidget):
         | base.REPORTED_TRAITS
     )
 
-    viewer = traitlets.Unicode("model-explorer").tag(sync=True)
+    viewer = traitlets.Unicode(DEFAULT_VIEWER).tag(sync=True)
     # Netron's view of the trace: module calls as drill-down boxes, every op flat, or rolled passes.
-    granularity = traitlets.Unicode("module").tag(sync=True)
+    granularity = traitlets.Unicode(DEFAULT_GRANULARITY).tag(sync=True)
     # The torchlens label of the selection; derived in the kernel from selected_node.
     selected_label = traitlets.Unicode("", read_only=True).tag(sync=True)
     # Netron's module grouping depth (an int >= 1) and buffer policy ("never" | "meaningful" |
     # "always"): tl.export.netron's options, checked by torchlens (ValueError naming the choices).
     depth = traitlets.Any(DEFAULT_DEPTH).tag(sync=True)
     show_buffers = traitlets.Any(DEFAULT_SHOW_BUFFERS).tag(sync=True)
+    # Colour nodes by a measured fact: "" | "time" | "flops" | "bytes" | "nan" | "magnitude" |
+    # "grad_norm" | "field:<record field>". A refused overlay leaves the previous one in place.
+    overlay = traitlets.Unicode("").tag(sync=True)
+    # What the widget shows next to the overlay control: coverage, or why an overlay was refused.
+    overlay_summary = traitlets.Unicode("", read_only=True).tag(sync=True)
+    # A second Trace to compare against (Python-only; never synced), or None.
+    baseline = traitlets.Any(None, allow_none=True)
+    # What the browser shows about it: {"reference", "line", "counts", "unpaired", ...}; {} when none.
+    baseline_summary = traitlets.Dict(read_only=True).tag(sync=True)
+    # Bumped when the inspector's facts of the selection changed while the selection did not (a baseline
+    # set, changed or cleared): every view asks ``inspect`` again. A new baseline may have the summary of
+    # the old one (same name, same counts), so the summary's change alone cannot say it.
+    _inspect_rev = traitlets.Int(0).tag(sync=True)
+    _overlay_choices = traitlets.List(traitlets.Unicode(), list(DEFAULT_CHOICES)).tag(sync=True)
     # The toolbar's debug buttons: "first_divergence" (with a baseline), "first_nonfinite" and
     # "explain_nonfinite" (when the capture holds a NaN or an Inf).
     _debug_questions = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    _answers = ("first_divergence", "first_nonfinite", "explain_nonfinite")
 
     def __init__(
         self,
         log: Any,
         *,
-        viewer: str = "model-explorer",
-        granularity: str = "module",
+        viewer: str = DEFAULT_VIEWER,
+        granularity: str = DEFAULT_GRANULARITY,
         overlay: str = "",
-        height: int = 640,
-        privacy_profile: str = "local",
+        height: int = DEFAULT_HEIGHT,
+        privacy_profile: str = DEFAULT_PRIVACY_PROFILE,
         baseline: Any = None,
         depth: int = DEFAULT_DEPTH,
         show_buffers: str = DEFAULT_SHOW_BUFFERS,
@@ -88,13 +114,47 @@ class Explorer(NonFiniteWidget):
         require_trace(log)
         self._log = log
         self._failure = failure
-        self._netron_options = check_netron_options(depth, show_buffers)
         self._privacy_profile = check_privacy_profile(privacy_profile)
         self._callbacks: list[SelectCallback] = []
         self._graph = TraceGraph(log, self._privacy_profile)  # exported once, on first use
-        self._sources: dict[tuple[str, str], ViewerSource] = {}
-        self._source: ViewerSource = self._source_for(viewer, granularity)  # raises before drawing
-        self._init_colouring(overlay, baseline)  # refused overlays and baselines raise here
+        self._sources = TraceSources(  # raises before drawing (an unknown viewer, missing assets)
+            log,
+            self._graph,
+            self._privacy_profile,
+            viewer=viewer,
+            granularity=granularity,
+            depth=depth,
+            show_buffers=show_buffers,
+        )
+        self._colouring = Colouring(
+            self,
+            log,
+            self._graph,
+            self._privacy_profile,
+            tell_facts=self._sources.tell_facts,
+            reinspect=lambda: self.set_trait("_inspect_rev", self._inspect_rev + 1),
+        )
+        self._colouring.open(overlay, baseline)  # refused overlays and baselines raise here
+        self._debugging = Debugging(
+            self,
+            select=self.select,
+            node_ids=lambda labels: self._source.highlight_ids(labels),
+            selected_label=lambda: self.selected_label,
+            lineage=lambda direction: self.lineage(direction=direction),
+            answers={
+                "first_divergence": self.first_divergence,
+                "first_nonfinite": self.first_nonfinite,
+                "explain_nonfinite": self.explain_nonfinite,
+            },
+        )
+        self._nonfinite = NonFiniteAnswers(
+            log,
+            self._privacy_profile,
+            self._debugging,
+            index=lambda: self._source.index,
+            holding=self.hold_trait_notifications,
+            on_known=self._refresh_questions,  # the toolbar offers its buttons once the answer is known
+        )
         super().__init__(
             viewer=viewer,
             granularity=granularity,
@@ -109,13 +169,18 @@ class Explorer(NonFiniteWidget):
             _graph_rev=1,
             **kwargs,
         )
-        self._publish_colouring()
-        # torchlens' answer, asked once: after the first graph reply (it reads every saved output,
-        # a second on a 10,000-op trace, and the graph need not wait for it) or when the user asks.
-        self._nonfinite = None
-        self._explanation = None  # torchlens' frontier, asked by explain_nonfinite()
+        self._colouring.publish()
         self._refresh_questions()
-        self._open()
+        self._open(
+            Answers(
+                bundles=self._bundles,
+                graph=self._answer_graph,
+                inspect=self._answer_inspect,
+                debug=self._debugging.answer,
+                # torchlens' first non-finite op, asked while the browser draws the first graph.
+                after_graph=self._nonfinite.prefetch,
+            )
+        )
         if failure is not None:
             self._show_failure(failure)
 
@@ -151,6 +216,17 @@ class Explorer(NonFiniteWidget):
         self._callbacks.append(callback)
         return unsubscriber(self._callbacks, callback)
 
+    def add_overlay(self, name: str, fn: OverlayFunction) -> Self:
+        """Add an overlay named ``name``: ``fn(record)`` returns a number or None per op record.
+
+        torchlens' node-data builder calls ``fn`` (e.g. ``lambda r: r.out.float().std()``); the name is
+        then listed in the toolbar, ``w.overlay = name`` colours both viewers, and ``save_html()``
+        includes it. A built-in overlay's name raises ValueError; a function that raises makes
+        ``w.overlay = name`` raise OverlayUnavailableError (the previous overlay stays).
+        """
+        self._colouring.add(name, fn, current=self.overlay)
+        return self
+
     # ----- debugging ------------------------------------------------------------------------------
 
     def first_divergence(self, rtol: float = 1e-5, atol: float = 1e-8) -> tuple[Any, Any] | None:
@@ -166,8 +242,24 @@ class Explorer(NonFiniteWidget):
                 "w.baseline = <another trace of this model> (or use tlw.diff(a, b).first_divergence())."
             )
         answer = _debug.first_divergence(self._log, self.baseline, rtol=rtol, atol=atol)
-        self._show_answer(answer.status, answer.label if answer.record_a is not None else None)
+        self._debugging.show_answer(answer.status, answer.label if answer.record_a is not None else None)
         return answer.pair
+
+    def first_nonfinite(self) -> Any:
+        """torchlens' first op whose saved output holds a NaN or an Inf (``log.find_nan()``, the op
+        behind ``log.first_nonfinite()``): selects and centres it and returns its record, or None."""
+        return self._nonfinite.first_nonfinite()
+
+    def explain_nonfinite(self) -> NonFiniteResult:
+        """Where the capture's non-finite values were born, apart from where they only spread.
+
+        torchlens' frontier (``torchlens.notebook.frontier.nonfinite_frontier``) names the ops that
+        produced them (their inputs were finite) and the ops that carry them. The producers are
+        highlighted filled in magenta, the carriers boxed in purple; the first producer is selected
+        and centred, and the inspector shows its inputs' ranges against their dtype's limits and
+        its source line. ``w.debug_status`` says what was found and torchlens' coverage.
+        """
+        return self._nonfinite.explain_nonfinite()
 
     def highlight(self, names: str | Iterable[str] | None) -> Explorer:
         """Mark nodes (torchlens labels, module addresses or node ids) apart from the selection and
@@ -190,22 +282,16 @@ class Explorer(NonFiniteWidget):
                     "(a click, or w.select(name)) or pass its name: w.lineage('linear_1_1')."
                 )
         labels = _debug.lineage(self._log, self._source.index, name, direction)
-        return self._show_lineage(direction, labels, _debug.drawn_labels(self._source.index, labels))
-
-    def _node_ids(self, labels: list[str]) -> list[str]:
-        return self._source.highlight_ids(labels)
-
-    def _answer_selected_label(self) -> str:
-        return self.selected_label
+        drawn = _debug.drawn_labels(self._source.index, labels)
+        return self._debugging.show_lineage(direction, labels, drawn)
 
     def _show_failure(self, failure: _debug.PartialCapture) -> None:
         if self._privacy_profile == "public":
             # The message names values and may name files; the failing op is torchlens' first non-finite.
-            self.set_trait(
-                "debug_status",
+            self._debugging.say(
                 f"The forward pass failed with {failure.exception_type}; its message and the op it failed at "
                 "are withheld: privacy_profile='public' shows no value-derived facts or source paths. "
-                "Remedy: explore(partial, privacy_profile='local').",
+                "Remedy: explore(partial, privacy_profile='local')."
             )
             return
         where = f" at {failure.failing_label}" if failure.failing_label else ""
@@ -213,8 +299,14 @@ class Explorer(NonFiniteWidget):
         if failure.failing_label is not None:
             with self.hold_trait_notifications():
                 self.highlighted = [failure.failing_label]
-                status += self._select_answer(failure.failing_label)
-        self.set_trait("debug_status", status)
+                status += self._debugging.select_answer(failure.failing_label)
+        self._debugging.say(status)
+
+    def _refresh_questions(self) -> None:
+        questions = ["first_divergence"] if self.baseline is not None else []
+        if self._nonfinite.found:
+            questions += ["first_nonfinite", "explain_nonfinite"]
+        self._debug_questions = questions
 
     def save_html(
         self,
@@ -244,10 +336,22 @@ class Explorer(NonFiniteWidget):
             state={name: getattr(self, name) for name in SAVED_TRAITS},
             source=self._source,
             overlays=[self.overlay, *self._overlay_choices],
-            overlay_for=self._overlay_for,
+            overlay_for=self._colouring.overlay_for,
             inspect=self._inspect_label,
         )
         return save_explorer_html(view, pathlib.Path(path), inspector, max_bytes, progress)
+
+    # ----- collaborators' state -------------------------------------------------------------------
+
+    @property
+    def _source(self) -> ViewerSource:
+        """The viewer source of what the views draw now."""
+        return self._sources.current
+
+    @property
+    def _overlay(self) -> Overlay | None:
+        """The overlay on screen (None for none)."""
+        return self._colouring.overlay
 
     # ----- trait plumbing -------------------------------------------------------------------------
 
@@ -274,12 +378,31 @@ class Explorer(NonFiniteWidget):
 
     @traitlets.observe("depth", "show_buffers")
     def _on_netron_options(self, change: dict[str, Any]) -> None:
-        self._netron_options = (self.depth, self.show_buffers)
         if not self._ready:  # still in __init__ (already applied)
             return
-        self._sources = {key: source for key, source in self._sources.items() if key[0] != "netron"}
+        self._sources.set_netron_options(self.depth, self.show_buffers)
         if self.viewer == "netron":  # redraw Netron with the new options; Model Explorer has none
             self._on_view_change(change)
+
+    @traitlets.observe("overlay")
+    def _on_overlay(self, change: dict[str, Any]) -> None:
+        if self._ready:  # else still in __init__ (already applied)
+            self._colouring.choose(change["old"], change["new"], from_view=self._set_by_view("overlay"))
+
+    @traitlets.validate("baseline")
+    def _check_baseline(self, proposal: dict[str, Any]) -> Any:
+        value = proposal["value"]
+        if value is not None:
+            self._colouring.check_baseline(value)  # raises (typed, with torchlens' remedy); the old stays
+        return value
+
+    @traitlets.observe("baseline")
+    def _on_baseline(self, change: dict[str, Any]) -> None:
+        if not self._ready:  # still in __init__ (already applied)
+            return
+        with self.hold_trait_notifications():
+            self._colouring.rebase(change["new"], self.overlay)
+            self._refresh_questions()
 
     @traitlets.validate("highlighted")
     def _check_highlighted(self, proposal: dict[str, Any]) -> list[str]:
@@ -287,34 +410,23 @@ class Explorer(NonFiniteWidget):
 
     @traitlets.observe("highlighted")
     def _on_highlighted(self, change: dict[str, Any]) -> None:
-        self._publish_highlight()  # marked by the browser on the graph drawn, in both viewers
+        self._debugging.publish_highlight()  # marked by the browser on the graph drawn, in both viewers
 
     @traitlets.observe("viewer", "granularity")
     def _on_view_change(self, change: dict[str, Any]) -> None:
         if not self._ready:  # still in __init__
             return
         label = self.selected_label
-        self._source = self._source_for(self.viewer, self.granularity)
+        source = self._sources.show(self.viewer, self.granularity)
         # Keep the selection across views when the new view draws that node (op <-> module <-> rolled).
         try:
-            node = self._source.resolve(label) if label else ""
+            node = source.resolve(label) if label else ""
         except KeyError:
             node = ""
         with self.hold_trait_notifications():
             self.selected_node = node
-            self._publish_highlight()
+            self._debugging.publish_highlight()
             self._publish_source()
-
-    def _source_for(self, viewer: str, granularity: str) -> ViewerSource:
-        # Model Explorer shows every granularity in one payload; Netron has one artifact per granularity.
-        key = (viewer, granularity if viewer == "netron" else "")
-        if key not in self._sources:
-            depth, show_buffers = self._netron_options
-            self._sources[key] = make_source(
-                viewer, self._log, granularity, self._privacy_profile, depth, show_buffers, self._graph
-            )
-            self._sources[key].baseline = self._facts
-        return self._sources[key]
 
     @traitlets.validate("selected_node")
     def _check_selected_node(self, proposal: dict[str, Any]) -> str:
@@ -346,11 +458,11 @@ class Explorer(NonFiniteWidget):
     # ----- requests from the browser --------------------------------------------------------------
 
     def _bundles(self) -> Iterable[AssetBundle]:
-        return [source.assets() for source in self._sources.values()]
+        return self._sources.bundles()
 
     def _answer_graph(self, params: GraphParams) -> Reply[GraphResult]:
         # The export, on first use.
-        reply = self._source.graph(self._overlay)
+        reply = self._source.graph(self._colouring.overlay)
         self._graph_info = self._source.info()  # synced before the reply: the view counts its nodes
         return reply
 
@@ -367,11 +479,10 @@ class Explorer(NonFiniteWidget):
         public = self._privacy_profile == "public"
         if self._failure is not None and label == self._failure.failing_label and not public:
             header["exception"] = self._failure.exception_text  # the op the forward pass failed at
-        nonfinite = self._nonfinite_facts(label)
+        nonfinite = self._nonfinite.facts(label)
         if nonfinite is not None:
             header["nonfinite"] = nonfinite
-        if self._facts is not None and self.baseline is not None:  # never under "public": refused there
-            header["baseline"] = baseline_section(
-                self._log, self.baseline, self._facts, label, record, buffers
-            )
+        facts = self._colouring.facts
+        if facts is not None and self.baseline is not None:  # never under "public": refused there
+            header["baseline"] = baseline_section(self._log, self.baseline, facts, label, record, buffers)
         return header, buffers

@@ -16,7 +16,8 @@ GAIN_OVERLAY = "error gain"
 
 
 class PrecisionExplorer(Explorer):
-    """An Explorer of the native-dtype run of ``tlw.precision(model, x, dtype=...)``.
+    """An Explorer of the native-dtype run of ``tlw.precision(model, x, dtype=...)``: the explorer with
+    two custom overlays and two answers, shown through its ``Debugging`` collaborator.
 
     Overlays ``"drift"`` (each op's max relative error against the reference run) and ``"error gain"``
     (that error over the largest error of the op's inputs: high where an op creates error, about 1
@@ -29,7 +30,7 @@ class PrecisionExplorer(Explorer):
         self.add_overlay(DRIFT_OVERLAY, _by_label(run, lambda drift: drift.rel_error))
         self.add_overlay(GAIN_OVERLAY, _by_label(run, lambda drift: drift.gain))
         self.overlay = overlay
-        self.set_trait("debug_status", run.summary())
+        self._debugging.say(run.summary())
 
     @property
     def run(self) -> PrecisionRun:
@@ -42,11 +43,11 @@ class PrecisionExplorer(Explorer):
         when no op drifted (``w.debug_status`` says so and how many ops were compared)."""
         label = self._run.first_label
         if label is None:
-            self._show_answer(self._run.summary(), None)
+            self._debugging.say(self._run.summary())
             return None
         drift = self._run.drifts.get(label)
         error = f", max relative error {drift.rel_error:.3g}" if drift and drift.rel_error is not None else ""
-        self._show_answer(f"First drift at {label}{error}. {self._run.summary()}", label)
+        self._debugging.show_answer(f"First drift at {label}{error}. {self._run.summary()}", label)
         return self._record(label)
 
     def drift_ranking(self, k: int = 10) -> list[OpDrift]:
@@ -59,7 +60,7 @@ class PrecisionExplorer(Explorer):
         ranked = self._run.ranking(k)
         drawn = [drift.label for drift in ranked if self._source.index.id_of_label(drift.label) is not None]
         if not ranked:
-            self.set_trait("debug_status", "No op could be ranked: none was compared. " + self._run.summary())
+            self._debugging.say("No op could be ranked: none was compared. " + self._run.summary())
             return ranked
         top = ranked[0]
         gain = f"{top.gain:.3g}" if top.gain is not None else "unknown"
@@ -68,8 +69,8 @@ class PrecisionExplorer(Explorer):
             f"(gain {gain})."
         )
         with self.hold_trait_notifications():
-            self._mark(dict.fromkeys(drawn, "ranked"))
-            self._show_answer(status, top.label)  # selected and centred: its group opens
+            self._debugging.mark(dict.fromkeys(drawn, "ranked"))
+            self._debugging.show_answer(status, top.label)  # selected and centred: its group opens
         return ranked
 
     def _record(self, label: str) -> Any:

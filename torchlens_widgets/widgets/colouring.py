@@ -1,0 +1,178 @@
+"""What colours a trace's graph: its overlay (built-in, custom or the baseline's delta) and its
+baseline's facts. Both key on the trace's graph model (``graph_model.TraceGraph``), whichever viewer
+draws it, and a refusal leaves the previous overlay or baseline in place."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .._errors import OverlayUnavailableError
+from .._overlays import (
+    OVERLAYS,
+    VALUE_OVERLAYS,
+    Overlay,
+    OverlayCache,
+    OverlayFunction,
+    check_overlay_name,
+    overlay_choices,
+    overlay_over,
+)
+from .._privacy import refuse_under_public
+from .._trace import require_trace
+from ..diffing.baseline import BASELINE_OVERLAY_NAME, BaselineFacts, baseline_facts
+from ..graph_model import TraceGraph
+from .base import ViewerWidget
+
+# The toolbar's overlays before the capture is known (the trait's default).
+DEFAULT_CHOICES = (*OVERLAYS, "delta")
+
+
+class Colouring:
+    """One trace's overlay and baseline, published on a widget's traits: ``overlay`` (read),
+    ``overlay_summary``, ``baseline_summary``, ``_overlay_choices``, ``notice`` and ``_graph_rev``
+    (bumped: every view asks the graph again).
+
+    Given explicitly: the widget whose traits it sets, the trace and its graph model, the privacy
+    profile, ``tell_facts`` (each viewer source is told the baseline's facts: its graph carries them)
+    and ``reinspect`` (every view asks the selection's inspector facts again). The widget's trait
+    observers call :meth:`choose` and :meth:`rebase`; :meth:`check_baseline` validates a new baseline
+    before it is set.
+    """
+
+    def __init__(
+        self,
+        widget: ViewerWidget,
+        log: Any,
+        graph: TraceGraph,
+        privacy_profile: str,
+        tell_facts: Callable[[BaselineFacts | None], None],
+        reinspect: Callable[[], None],
+    ) -> None:
+        self._widget = widget
+        self._log = log
+        self._graph = graph
+        self._privacy_profile = privacy_profile
+        self._tell_facts = tell_facts
+        self._reinspect = reinspect
+        self._overlays = OverlayCache(log, lambda: graph.payload.collection, privacy_profile)
+        self.overlay: Overlay | None = None  # the overlay on screen
+        # The baseline's facts and the reference they were computed for.
+        self.facts: BaselineFacts | None = None
+        self._facts_of: tuple[Any, BaselineFacts] | None = None
+
+    def open(self, overlay: str, baseline: Any) -> None:
+        """The opening overlay and baseline, checked before anything is drawn (refusals raise)."""
+        if baseline is not None:
+            self._apply_facts(self.check_baseline(baseline))
+        self.overlay = self.overlay_for(overlay)
+
+    def publish(self) -> None:
+        """The summaries of the opening overlay and baseline, once the widget's traits exist."""
+        self._widget.set_trait("overlay_summary", self.overlay.summary if self.overlay else "")
+        self._widget.set_trait("baseline_summary", self.facts.summary() if self.facts else {})
+        self._refresh_choices()
+
+    # ----- overlay ----------------------------------------------------------------------------------
+
+    def overlay_for(self, name: str) -> Overlay | None:
+        """The overlay of that name (None for ""); OverlayUnavailableError for one it cannot show."""
+        if name == "delta":
+            return self._delta_overlay()
+        return self._overlays.get(check_overlay_name(name, self._overlays.custom_names))
+
+    def choose(self, old: str, new: str, *, from_view: bool) -> None:
+        """The ``overlay`` trait changed from ``old`` to ``new``: draw it, or put ``old`` back and say why
+        (raised too, unless the view chose it in the toolbar)."""
+        widget = self._widget
+        try:
+            overlay = self.overlay_for(new)
+        except OverlayUnavailableError as error:
+            # The previous overlay stays, on screen and in the trait; the reason is shown in the widget.
+            widget.set_trait("overlay", old)
+            widget.set_trait("notice", str(error))
+            if not from_view:
+                raise
+            return
+        self.overlay = overlay
+        with widget.hold_trait_notifications():
+            widget.set_trait("notice", "")
+            widget.set_trait("overlay_summary", overlay.summary if overlay else "")
+            self._redraw()
+
+    def add(self, name: str, fn: OverlayFunction, current: str) -> None:
+        """``add_overlay``: listed in the toolbar; redrawn at once when ``current`` is that name."""
+        if self._privacy_profile == "public":
+            raise OverlayUnavailableError(
+                f"add_overlay({name!r}, ...): a custom overlay may read activation values, which "
+                "privacy_profile='public' withholds. Remedy: explore with privacy_profile='local', or use "
+                "a 'field:' overlay of a public field."
+            )
+        self._overlays.add(name, fn)  # OverlayNameError (a ValueError) for a taken name
+        self._refresh_choices()
+        if current == name:  # on screen: redraw with the new function
+            self.overlay = self.overlay_for(name)
+            self._widget.set_trait("overlay_summary", self.overlay.summary if self.overlay else "")
+            self._redraw()
+
+    def _refresh_choices(self) -> None:
+        """The toolbar's overlays: torchlens' for this capture and profile, the delta, the custom ones."""
+        built_in = overlay_choices(self._log)
+        if self._privacy_profile == "public":  # the toolbar offers only what the profile can show
+            choices = [name for name in built_in if name not in VALUE_OVERLAYS]
+        else:
+            choices = [*built_in, "delta", *self._overlays.custom_names]
+        self._widget.set_trait("_overlay_choices", choices)
+
+    def _delta_overlay(self) -> Overlay:
+        """torchlens' max-abs delta per node against the baseline (no value where no row settled)."""
+        if self.facts is None:
+            raise OverlayUnavailableError(
+                "The 'delta' overlay needs a baseline. Remedy: set w.baseline = <another trace of this "
+                "model> (or explore(log, baseline=ref)) first."
+            )
+        facts = self.facts
+        collection = self._graph.payload.collection
+        return overlay_over(collection, "delta", BASELINE_OVERLAY_NAME, facts.overlay, facts.overlay_coverage)
+
+    def _redraw(self) -> None:
+        self._widget.set_trait("_graph_rev", self._widget._graph_rev + 1)
+
+    # ----- baseline ---------------------------------------------------------------------------------
+
+    def check_baseline(self, ref: Any) -> BaselineFacts:
+        """The facts of ``ref`` against this trace (cached for the last one); raises, typed and with
+        torchlens' remedy, for a reference it cannot compare."""
+        if self._facts_of is not None and self._facts_of[0] is ref:
+            return self._facts_of[1]
+        if self._privacy_profile == "public":
+            raise refuse_under_public(
+                "baseline= compares saved values", "explore with privacy_profile='local'."
+            )
+        require_trace(ref, "baseline")
+        # SelfComparisonError when log is ref
+        facts = baseline_facts(self._log, ref, payload=self._graph.payload)
+        self._facts_of = (ref, facts)
+        return facts
+
+    def rebase(self, ref: Any, overlay: str) -> None:
+        """The baseline is now ``ref`` (None: cleared); ``overlay`` is the one on screen (a delta is
+        recomputed, or dropped with the baseline). The graph and the inspector are asked again."""
+        self._apply_facts(self.check_baseline(ref) if ref is not None else None)
+        widget = self._widget
+        with widget.hold_trait_notifications():
+            widget.set_trait("baseline_summary", self.facts.summary() if self.facts else {})
+            if overlay == "delta":
+                if self.facts is None:
+                    widget.set_trait("overlay", "")
+                else:
+                    self.overlay = self._delta_overlay()
+                    widget.set_trait("overlay_summary", self.overlay.summary)
+            self._redraw()
+            self._reinspect()
+
+    def _apply_facts(self, facts: BaselineFacts | None) -> None:
+        self.facts = facts
+        if facts is None:
+            self._facts_of = None
+        self._tell_facts(facts)
