@@ -35,10 +35,14 @@ from ._errors import (
 )
 from ._overlays import OVERLAYS
 from ._privacy import check_privacy_profile, refuse_under_public
+from ._signature import parameters_of
 from ._transport import set_transport
 from ._version import __version__
 from .numerics import run_precision
 from .widgets import Diff, Explorer, PrecisionExplorer
+from .widgets.base import DEFAULT_HEIGHT, DEFAULT_PRIVACY_PROFILE
+from .widgets.explorer import DEFAULT_VIEWER
+from .widgets.precision import DRIFT_OVERLAY
 
 __all__ = [
     "OVERLAYS",
@@ -71,19 +75,10 @@ __all__ = [
 ]
 
 
-def explore(
-    log: Any,
-    *,
-    viewer: str = "model-explorer",
-    granularity: str = "module",
-    overlay: str = "",
-    height: int = 640,
-    privacy_profile: str = "local",
-    baseline: Any = None,
-    depth: int = 1,
-    show_buffers: str = "meaningful",
-) -> Explorer:
-    """Show ``log`` (a ``torchlens.trace(...)`` result) inline in the cell.
+@parameters_of(Explorer)
+def explore(*args: Any, **kwargs: Any) -> Explorer:
+    """Show ``log`` (a ``torchlens.trace(...)`` result) inline in the cell: ``Explorer(log, ...)``, whose
+    signature (its parameters and defaults) it has.
 
     Parameters
     ----------
@@ -119,36 +114,21 @@ def explore(
         and which buffers to draw (``"never"``, ``"meaningful"`` or ``"always"``); live via
         ``w.depth`` / ``w.show_buffers``. Invalid values raise NetronOptionError (a ValueError).
     """
-    return Explorer(
-        log,
-        viewer=viewer,
-        granularity=granularity,
-        overlay=overlay,
-        height=height,
-        privacy_profile=privacy_profile,
-        baseline=baseline,
-        depth=depth,
-        show_buffers=show_buffers,
-    )
+    return Explorer(*args, **kwargs)
 
 
-def diff(
-    log_a: Any,
-    log_b: Any,
-    *,
-    names: tuple[str, str] = ("a", "b"),
-    top: int = 10,
-    height: int = 640,
-    privacy_profile: str = "local",
-) -> Diff:
-    """Show two captures side by side in Model Explorer, navigation synced by node id.
+@parameters_of(Diff)
+def diff(*args: Any, **kwargs: Any) -> Diff:
+    """Show two captures side by side in Model Explorer, navigation synced by node id: ``Diff(log_a,
+    log_b, ...)``, whose signature it has (``names``: the panes' names; ``top``: how many of the largest
+    deltas the summary lists; ``height``, ``privacy_profile`` as for explore).
 
     Each pane is coloured by torchlens' per-node delta (L2 norm of the saved-output difference, as
     ``tl.export.model_explorer_diff`` computes it). ``log_a`` is the subject: "added" nodes exist only in
     ``log_a``, "removed" ones only in ``log_b``; nodes without saved values are "not comparable", never 0.
     ``d.selected`` is ``(log_a[...], log_b[...])`` with None on a side that lacks the node.
     """
-    return Diff(log_a, log_b, names=names, top=top, height=height, privacy_profile=privacy_profile)
+    return Diff(*args, **kwargs)
 
 
 def precision(
@@ -158,10 +138,10 @@ def precision(
     dtype: torch.dtype = torch.bfloat16,
     reference: torch.dtype = torch.float64,
     kwargs: dict[str, Any] | None = None,
-    overlay: str = "drift",
-    viewer: str = "model-explorer",
-    height: int = 640,
-    privacy_profile: str = "local",
+    overlay: str = DRIFT_OVERLAY,
+    viewer: str = DEFAULT_VIEWER,
+    height: int = DEFAULT_HEIGHT,
+    privacy_profile: str = DEFAULT_PRIVACY_PROFILE,
 ) -> PrecisionExplorer:
     """Where ``model`` loses precision in ``dtype``: its run in ``dtype`` drawn and coloured against a
     ``reference`` run (torchlens' ``bisect_precision``).

@@ -34,6 +34,10 @@ from .bundle import bundle_source
 W = TypeVar("W", bound="ViewerWidget")
 
 
+# Every widget's defaults (explore(), diff(), precision() take them from here).
+DEFAULT_HEIGHT = 640
+DEFAULT_PRIVACY_PROFILE = "local"
+
 # The layout traits a view may set (the divider, the fold and maximize buttons, Escape).
 ROOM_TRAITS = frozenset({"inspector_width", "inspector_collapsed", "maximized"})
 # What the browser reports: the draw's status, its error, how many graphs were drawn, and the picture
@@ -63,7 +67,7 @@ class ViewerWidget(BrowserState):
     _esm = bundle_source()
     _browser_reports = REPORTED_TRAITS
 
-    height = traitlets.Int(640, min=200).tag(sync=True)
+    height = traitlets.Int(DEFAULT_HEIGHT, min=200).tag(sync=True)
     # The inspector layout: the inspector's width in px beside the graph (its divider sets it), whether it is
     # folded to a thin strip, and whether the widget fills the notebook window (Escape restores).
     # Set from the view as the user drags, folds or maximizes; kept for the widget's life.

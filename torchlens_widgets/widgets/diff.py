@@ -24,7 +24,15 @@ from ..diffing.split_pane import DiffPayload, diff_payload
 from ..inspector.difference import difference_reply
 from ..inspector.reply import inspect_record
 from ..viewers.model_explorer import model_explorer_assets
-from .base import REPORTED_TRAITS, ROOM_TRAITS, Answers, ViewerWidget, unsubscriber
+from .base import (
+    DEFAULT_HEIGHT,
+    DEFAULT_PRIVACY_PROFILE,
+    REPORTED_TRAITS,
+    ROOM_TRAITS,
+    Answers,
+    ViewerWidget,
+    unsubscriber,
+)
 from .debugging import Debugging
 
 PairCallback = Callable[[tuple[Any, Any]], None]
@@ -61,9 +69,8 @@ class Diff(ViewerWidget):
         *,
         names: tuple[str, str] = ("a", "b"),
         top: int = 10,
-        height: int = 640,
-        privacy_profile: str = "local",
-        **kwargs: Any,
+        height: int = DEFAULT_HEIGHT,
+        privacy_profile: str = DEFAULT_PRIVACY_PROFILE,
     ) -> None:
         if check_privacy_profile(privacy_profile) == "public":
             # Every pane is coloured by a value delta, and "changed" vs "zero" is one too.
@@ -97,7 +104,6 @@ class Diff(ViewerWidget):
                 "panes": [self._payload.a.graph_sizes, self._payload.b.graph_sizes],
             },
             _graph_rev=1,
-            **kwargs,
         )
         self.set_trait("summary", self._payload.summary())
         self._open(

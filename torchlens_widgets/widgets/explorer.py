@@ -34,18 +34,16 @@ from ..inspector.reply import inspect_record
 from ..viewers import VIEWERS, ViewerSource
 from ..viewers.netron import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, check_granularity, check_netron_options
 from . import base
-from .base import Answers, ViewerWidget, unsubscriber
+from .base import DEFAULT_HEIGHT, DEFAULT_PRIVACY_PROFILE, Answers, ViewerWidget, unsubscriber
 from .colouring import DEFAULT_CHOICES, Colouring
 from .debugging import Debugging
 from .nonfinite import NonFiniteAnswers, NonFiniteResult
 from .saving import SAVED_TRAITS, SavedView, save_explorer_html
 from .sources import TraceSources
 
-# explore()'s defaults besides Netron's (viewers/netron.py), one definition each.
+# explore()'s defaults besides every widget's (base.py) and Netron's (viewers/netron.py).
 DEFAULT_VIEWER = "model-explorer"
 DEFAULT_GRANULARITY = "module"
-DEFAULT_HEIGHT = 640
-DEFAULT_PRIVACY_PROFILE = "local"
 
 SelectCallback = Callable[[Any], None]
 
@@ -105,7 +103,6 @@ class Explorer(ViewerWidget):
         baseline: Any = None,
         depth: int = DEFAULT_DEPTH,
         show_buffers: str = DEFAULT_SHOW_BUFFERS,
-        **kwargs: Any,
     ):
         failure: _debug.PartialCapture | None = None
         if _debug.is_partial_capture(log):  # a forward pass that raised: draw what ran
@@ -167,7 +164,6 @@ class Explorer(ViewerWidget):
             # starts without knowing which assets and graph to ask for.
             **self._source_traits(),
             _graph_rev=1,
-            **kwargs,
         )
         self._colouring.publish()
         self._refresh_questions()
