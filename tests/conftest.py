@@ -35,6 +35,7 @@ LONGEST_FIRST = (
     "test_e2e_model_explorer.py",
     "test_e2e_diff.py",
     "test_e2e_offline_html.py",
+    "test_e2e_firefox.py",  # added 2026-12-06: 31-49 s alone (load average 4-9), not yet in a full run
 )
 
 
