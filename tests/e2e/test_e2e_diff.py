@@ -191,9 +191,11 @@ def test_baseline_set_and_cleared_in_netron_keeps_the_graph_drawn(session: Sessi
 @pytest.mark.parametrize(("name", "index"), [("w", 1), ("wn", 3)], ids=["model-explorer", "netron"])
 def test_the_inspector_follows_the_baseline_at_once(session: Session, name: str, index: int) -> None:
     kernel = session.kernel
-    kernel.wait_ready(name)
+    # On screen first: the earlier tests' changes may have left this view waiting to be scrolled to
+    # (a frame draws only in the viewport), and "ready" comes only with that draw.
     root = session.root(index)
     root.scroll_into_view_if_needed()
+    kernel.wait_ready(name, timeout=120)
     label = kernel.value("log_b.modules['transformer.h.1.mlp.c_fc'].output_ops[0]")
     kernel.run(f"{name}.baseline = None\n{name}.select({label!r})")
     inspector = root.locator(".tlw-inspector")
