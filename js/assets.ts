@@ -125,16 +125,18 @@ export function getAssets(key: string, channel: KernelChannel): Promise<AssetBun
     timer = setTimeout(() => resolve("too long"), FOREIGN_FETCH_WAIT_MS);
   });
   return Promise.race([promise, tooLong])
-    .then((won) => (won === "too long" ? ownFetch(key, channel, entry) : won))
-    .catch(() => ownFetch(key, channel, entry))
+    .then(
+      (won) => (won === "too long" ? ownFetch(key, channel, entry) : won),
+      () => ownFetch(key, channel, entry), // only the foreign request's failure: ours is reported as it is
+    )
     .finally(() => clearTimeout(timer));
 }
 
 /** This view's own request for the bundle; cached if the page has none better meanwhile. */
 function ownFetch(key: string, channel: KernelChannel, foreign: CacheEntry): Promise<AssetBundle> {
   const held = pageCache().get(key);
-  if (isCacheEntry(held) && held !== foreign) return held.asker === channel || held.asker === null ? held.promise : getAssets(key, channel);
-  return fetchAndCache(key, channel);
+  // Another request took the foreign one's place meanwhile: getAssets() decides whose it is.
+  return isCacheEntry(held) && held !== foreign ? getAssets(key, channel) : fetchAndCache(key, channel);
 }
 
 function fetchAndCache(key: string, channel: KernelChannel): Promise<AssetBundle> {

@@ -184,7 +184,7 @@ export class GraphDrawing {
     let landed = false;
     // A frame draws only on screen (see below): until it has, the status line says which wait it is.
     const sayWhatDraws = () => {
-      if (stale() || !landed || this.life.lost) return;
+      if (stale() || !landed) return;
       const nodes = nodeCount(model.get("_graph_info"));
       view.setStatus(
         this.onScreen() ? `Laying out ${nodes} nodes…` : `Waiting to be on screen: ${nodes} nodes are drawn when this view is scrolled to.`,
@@ -248,9 +248,7 @@ export class GraphDrawing {
     const selected = model.get("selected_node");
     if (selected) current.select(selected);
     current.highlight(model.get("_highlight_nodes") ?? [], highlightRoles(model.get("_highlight_roles")));
-    // A kernel lost while this frame was drawing: the graph stays readable, but the view is not live,
-    // and its status line keeps saying so (view.setDisconnected), never "ready".
-    if (!this.life.lost) view.setStatus(this.hooks.statusText(), "ready");
+    view.setStatus(this.hooks.statusText(), "ready"); // a view whose kernel is gone keeps saying so (view.ts)
     const data = this.el.dataset; // what tests and benchmarks read of this view's draws
     data.renderMs = String(Math.round(performance.now() - graphLanded));
     data.drawStartedAt = String(drawStartedAt);
