@@ -9,14 +9,13 @@ says "ready" for a kernel that is gone.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from playwright.sync_api import expect
 
 from tests.helpers.harness import KERNEL, JupyterServer, run_all_cells
 from tests.helpers.notebook import SETTLED, notebook_session
-from tests.helpers.pixels import shows_a_graph
+from tests.helpers.pixels import wait_for_a_painted_graph
 
 CELLS = [
     """import time, torch, torchlens as tl, torchlens_widgets as tlw
@@ -52,16 +51,6 @@ def settled_with_two_waiting(page: Any) -> None:
     page.page.locator(".tlw-root").nth(0).scroll_into_view_if_needed()
     for index in BELOW:
         expect(statuses.nth(index)).to_contain_text("Waiting to be on screen", timeout=120_000)
-
-
-def wait_for_a_painted_graph(page: Any, index: int, timeout: float = 120) -> None:
-    """Polls the page's pixels until widget ``index``, on screen, shows a painted graph."""
-    deadline = time.monotonic() + timeout
-    while not shows_a_graph(page, index):
-        if time.monotonic() > deadline:
-            status = page.locator(".tlw-root").nth(index).locator(".tlw-status")
-            raise AssertionError(f"widget {index} shows no graph after {timeout} s: {status.text_content()}")
-        page.wait_for_timeout(250)  # the poll's interval
 
 
 def test_interrupt_keeps_the_widget_live_and_restart_says_it_is_disconnected(

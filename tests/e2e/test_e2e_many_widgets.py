@@ -11,14 +11,13 @@ when the old view was closed before it painted.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from playwright.sync_api import expect
 
 from tests.helpers.harness import KERNEL, JupyterServer, open_info_panel
 from tests.helpers.notebook import SETTLED, notebook_session
-from tests.helpers.pixels import shows_a_graph
+from tests.helpers.pixels import shows_a_graph, wait_for_a_painted_graph
 
 SETUP = """import torch, torchlens as tl, torchlens_widgets as tlw
 from IPython.display import display
@@ -35,16 +34,6 @@ n = tlw.explore(log, viewer="netron", height=220)
 display(*ws, n)"""
 
 WEBGL_TROUBLE = ("Too many active WebGL contexts", "CONTEXT_LOST", "context lost")
-
-
-def wait_for_a_painted_graph(page: Any, index: int, timeout: float = 120) -> None:
-    """Polls the page's pixels until widget ``index``, on screen, shows a painted graph."""
-    deadline = time.monotonic() + timeout
-    while not shows_a_graph(page, index):
-        if time.monotonic() > deadline:
-            status = page.locator(".tlw-root").nth(index).locator(".tlw-status")
-            raise AssertionError(f"widget {index} shows no graph after {timeout} s: {status.text_content()}")
-        page.wait_for_timeout(250)  # the poll's interval
 
 
 def test_a_dozen_explorers_and_netron_all_draw_with_their_own_selection(

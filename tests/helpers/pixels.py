@@ -4,6 +4,7 @@ the widget's own status: a view may say "ready" over a canvas the browser never 
 from __future__ import annotations
 
 import io
+import time
 from typing import Any
 
 from PIL import Image
@@ -59,6 +60,16 @@ def shows_a_graph(page: Any, root_index: int) -> bool:
     """True when every graph area of widget ``root_index`` that a reader can see shows a painted graph."""
     boxes = graph_boxes(page, root_index)
     return bool(boxes) and all(painted_fraction(page, box) >= PAINTED_FRACTION for box in boxes)
+
+
+def wait_for_a_painted_graph(page: Any, index: int, timeout: float = 120) -> None:
+    """Polls the page's pixels until widget ``index``, on screen, shows a painted graph."""
+    deadline = time.monotonic() + timeout
+    while not shows_a_graph(page, index):
+        if time.monotonic() > deadline:
+            status = page.locator(".tlw-root").nth(index).locator(".tlw-status")
+            raise AssertionError(f"widget {index} shows no graph after {timeout} s: {status.text_content()}")
+        page.wait_for_timeout(250)  # the poll's interval
 
 
 def colour_pixels(locator: Any, colour: tuple[int, int, int], margin: int = 40) -> int:
