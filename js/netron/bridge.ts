@@ -8,7 +8,7 @@ import { filesWithRole, textWithRole, type AssetBundle } from "../assets";
 import { FrameBridge, type FrameMessage } from "../frame-bridge";
 import type { HighlightRole, NetronOverlay } from "../protocol";
 import { buildFrameDocument, makeNonce, rewriteModule } from "./document";
-import { checkExport, saveFile } from "./export";
+import { checkExport, MenuExportPermit, saveFile } from "./export";
 import * as frame from "./protocol";
 import hostSource from "frame:./frame-entry.ts";
 
@@ -98,6 +98,8 @@ export class NetronFrame extends FrameBridge {
   private nextId = 0;
   /** The export the widget's own "save image" button asked for (its reply downloads without a click here). */
   private exportRequest = 0;
+  /** The export the user started in Netron's own menu, if the page saw the click. */
+  private readonly menuExport = new MenuExportPermit();
   private ready = false;
   private queuedOpens: frame.NetronOpenMessage[] = [];
   private queuedRepaints: frame.NetronRepaintMessage[] = [];
@@ -253,6 +255,9 @@ export class NetronFrame extends FrameBridge {
       case frame.NETRON_SELECTED:
         this.selectedInFrame((message as unknown as frame.NetronSelectedMessage).name);
         break;
+      case frame.NETRON_EXPORT_STARTED:
+        if (this.userJustClickedInFrame()) this.menuExport.grant((message as unknown as frame.NetronExportStartedMessage).file, performance.now());
+        break;
       case frame.NETRON_EXPORT:
         this.download(message as unknown as frame.NetronExportMessage);
         break;
@@ -285,15 +290,21 @@ export class NetronFrame extends FrameBridge {
   }
 
   /**
-   * Downloads an image Netron exported, if the user just asked for it. The frame's click is not
-   * visible to this page, but its effects are: a click in a frame activates the page too
-   * (navigator.userActivation, for about 5 s in Chromium) and puts the focus on the frame element.
+   * The frame's click is not visible to this page, but its effects are: a click in a frame activates
+   * the page too (navigator.userActivation, for about 5 s in Chromium) and puts the focus on the frame element.
+   */
+  private userJustClickedInFrame(): boolean {
+    return Boolean(navigator.userActivation?.isActive) && document.activeElement === this.iframe;
+  }
+
+  /**
+   * Downloads an image Netron exported, if the user asked for it: through Netron's menu (the page saw
+   * that export start with the click) or the widget's own button (its request, clicked in this page).
    */
   private download(message: frame.NetronExportMessage): void {
-    // Or the answer to the one request the widget's own button made (that click was in this page).
     const asked = this.exportRequest !== 0 && message.request === this.exportRequest;
     if (asked) this.exportRequest = 0;
-    const gesture = asked || (Boolean(navigator.userActivation?.isActive) && document.activeElement === this.iframe);
+    const gesture = asked || (message.request === undefined && this.menuExport.take(message.file, performance.now()));
     const verdict = checkExport(message, gesture);
     if (!verdict.ok) {
       this.options.onNotice?.(`Netron's export was not downloaded: ${verdict.reason}.`);

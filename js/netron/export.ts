@@ -34,7 +34,7 @@ export function sanitiseName(file: string, extension: string): string {
  * activation that the frame holds focus for (see NetronFrame), i.e. the user just clicked in it.
  */
 export function checkExport(message: { file?: unknown; blob?: unknown }, gesture: boolean): ExportVerdict {
-  if (!gesture) return { ok: false, reason: "no click in the viewer came just before it" };
+  if (!gesture) return { ok: false, reason: "no click in the viewer started it" };
   if (typeof message.file !== "string" || !(message.blob instanceof Blob)) return { ok: false, reason: "not a file" };
   const extension = message.file.match(/\.([A-Za-z0-9]+)$/)?.[1]?.toLowerCase() ?? "";
   const type = EXPORT_TYPES[extension];
@@ -43,6 +43,29 @@ export function checkExport(message: { file?: unknown; blob?: unknown }, gesture
     return { ok: false, reason: `a .${extension} file must be ${type}, not '${message.blob.type}'` };
   // The download carries the canonical type, whatever alias the frame used.
   return { ok: true, name: sanitiseName(message.file, extension), type };
+}
+
+/** How long an export the user started in Netron's menu may take to arrive (a big graph's PNG is slow). */
+export const MENU_EXPORT_WAIT_MS = 120_000;
+
+/**
+ * The one export the user started in Netron's menu: granted when the frame says an export started
+ * while the page sees the click (user activation lasts a few seconds; a PNG may take longer), used
+ * up by the image of that file arriving within MENU_EXPORT_WAIT_MS.
+ */
+export class MenuExportPermit {
+  private granted: { file: string; until: number } | null = null;
+
+  grant(file: string, now: number): void {
+    this.granted = { file, until: now + MENU_EXPORT_WAIT_MS };
+  }
+
+  /** Whether the image of `file` is the export granted (a permit serves one image, then is gone). */
+  take(file: unknown, now: number): boolean {
+    const granted = this.granted;
+    this.granted = null; // whatever arrives next uses the permit up: one click, one download at most
+    return granted !== null && granted.file === file && now <= granted.until;
+  }
 }
 
 /** Downloads `blob` as `verdict.name` (an accepted export) from this page. */

@@ -7,7 +7,7 @@ import { MODULE_PREFIX } from "./document";
 import { errorText } from "../error-text";
 import { post } from "./frame-messages";
 import type { BaseModule, NetronContext, NetronView } from "./netron-view";
-import { NETRON_EXPORT, NETRON_FAILED, type NetronFile } from "./protocol";
+import { NETRON_EXPORT, NETRON_EXPORT_STARTED, NETRON_FAILED, type NetronFile } from "./protocol";
 
 /** A dynamic import the bundler leaves alone: the specifier is resolved by the frame's import map. */
 export const load = <T>(specifier: string): Promise<T> => import(/* @vite-ignore */ specifier) as Promise<T>;
@@ -113,6 +113,15 @@ export class FrameHost {
   private guardExports(view: NetronView): void {
     const exportImage = view.export.bind(view);
     view.export = async (file: string) => {
+      // Netron's menu: the click counts only for a few seconds (navigator.userActivation), and a big
+      // graph's PNG takes longer to build; the page is told now and checks the click now.
+      if (this.exportRequest === null) {
+        if (navigator.userActivation && !navigator.userActivation.isActive) {
+          void this.message("Export needs a click in the viewer: choose Export again.");
+          return;
+        }
+        post({ cmd: NETRON_EXPORT_STARTED, file });
+      }
       this.exporting.push(file);
       try {
         await exportImage(file);
@@ -161,9 +170,8 @@ export class FrameHost {
   exportRequest: number | null = null;
 
   async export(file: string, blob: Blob): Promise<void> {
-    // A sandboxed frame may not download; the parent page does it, and only right after a click of
-    // the user (the parent checks that too: this frame's word alone is not enough). The parent's own
-    // button was clicked in the page, not here: it answers that request.
+    // A sandboxed frame may not download; the parent page does it, and only for an export it saw the
+    // user start (guardExports). The parent's own button was clicked in the page: it answers that request.
     const exporting = this.exporting.indexOf(file);
     if (exporting === -1) {
       void this.message("Only Netron's Export as PNG or SVG saves a file from this viewer.");
@@ -172,10 +180,6 @@ export class FrameHost {
     this.exporting.splice(exporting, 1);
     const request = this.exportRequest;
     this.exportRequest = null;
-    if (request === null && navigator.userActivation && !navigator.userActivation.isActive) {
-      void this.message("Export needs a click in the viewer: choose Export again.");
-      return;
-    }
     post({ cmd: NETRON_EXPORT, file, blob, ...(request === null ? {} : { request }) });
   }
 

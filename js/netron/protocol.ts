@@ -19,6 +19,11 @@ export const NETRON_SELECT = "tlw-netron-select";
 export const NETRON_SELECTED = "tlw-netron-selected";
 /** Frame -> parent: Netron's "Export as PNG/SVG"; the sandboxed frame cannot download itself. */
 export const NETRON_EXPORT = "tlw-netron-export";
+/**
+ * Frame -> parent: the user chose Netron's "Export as PNG/SVG" just now (while the click still counts
+ * as one); the image follows in NETRON_EXPORT, which may take many seconds for a big graph's PNG.
+ */
+export const NETRON_EXPORT_STARTED = "tlw-netron-export-started";
 /** Parent -> frame: export the graph as an image (the widget's "save image" button); answered by NETRON_EXPORT. */
 export const NETRON_EXPORT_REQUEST = "tlw-netron-export-request";
 /** Parent -> frame: a PNG of the graph as it shows now (the picture a saved notebook keeps). */
@@ -102,6 +107,11 @@ export interface NetronExportMessage {
   blob: Blob;
   /** The id of the parent's NETRON_EXPORT_REQUEST this answers (absent: Netron's own menu). */
   request?: number;
+}
+
+export interface NetronExportStartedMessage {
+  cmd: typeof NETRON_EXPORT_STARTED;
+  file: string;
 }
 
 export interface NetronExportRequestMessage {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkExport, MAX_NAME, sanitiseName } from "../../js/netron/export";
+import { checkExport, MAX_NAME, MENU_EXPORT_WAIT_MS, MenuExportPermit, sanitiseName } from "../../js/netron/export";
 
 const png = new Blob(["\x89PNG"], { type: "image/png" });
 const svg = new Blob(["<svg/>"], { type: "image/svg+xml" });
@@ -17,7 +17,7 @@ describe("checkExport", () => {
     expect(checkExport({ file: "model.svg", blob: netronSvg }, true)).toMatchObject({ ok: true, type: "image/svg+xml" });
   });
 
-  it("refuses anything without a user's click just before it", () => {
+  it("refuses anything the user did not start with a click", () => {
     expect(checkExport({ file: "model.png", blob: png }, false)).toMatchObject({ ok: false, reason: expect.stringContaining("click") });
   });
 
@@ -61,5 +61,26 @@ describe("sanitiseName", () => {
     const name = sanitiseName(`${"😀".repeat(300)}.png`, "png");
     expect([...name].length).toBe(MAX_NAME);
     expect(name.endsWith("😀.png")).toBe(true);
+  });
+});
+
+describe("MenuExportPermit", () => {
+  it("lets through the image of the export the user started, however long it took to build", () => {
+    const permit = new MenuExportPermit();
+    permit.grant("model.png", 1_000);
+    expect(permit.take("model.png", 1_000 + MENU_EXPORT_WAIT_MS)).toBe(true);
+  });
+
+  it("serves one image of the file it was granted for, within its wait", () => {
+    const permit = new MenuExportPermit();
+    expect(permit.take("model.png", 0)).toBe(false); // never granted
+    permit.grant("model.png", 0);
+    expect(permit.take("other.png", 1)).toBe(false); // another file uses the permit up
+    expect(permit.take("model.png", 2)).toBe(false);
+    permit.grant("model.png", 0);
+    expect(permit.take("model.png", 1)).toBe(true);
+    expect(permit.take("model.png", 2)).toBe(false); // used
+    permit.grant("model.svg", 0);
+    expect(permit.take("model.svg", MENU_EXPORT_WAIT_MS + 1)).toBe(false); // too late
   });
 });

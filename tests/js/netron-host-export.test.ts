@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { NetronView } from "../../js/netron/netron-view";
-import { NETRON_EXPORT } from "../../js/netron/protocol";
+import { NETRON_EXPORT, NETRON_EXPORT_STARTED } from "../../js/netron/protocol";
 
 const posted: { cmd: string; [key: string]: unknown }[] = [];
 vi.mock("../../js/netron/frame-messages", () => ({
@@ -25,24 +25,56 @@ async function hostWithView() {
 }
 
 const exports = () => posted.filter((message) => message.cmd === NETRON_EXPORT);
+const started = () => posted.filter((message) => message.cmd === NETRON_EXPORT_STARTED);
+
+/** Whether the frame counts a click just now (navigator.userActivation.isActive). */
+function clicked(active: boolean): void {
+  Object.defineProperty(navigator, "userActivation", { value: { isActive: active, hasBeenActive: true }, configurable: true });
+}
 
 describe("the Netron frame's host posts an export only from Netron's own export command", () => {
   beforeEach(() => {
     posted.length = 0;
+    clicked(true);
     document.body.innerHTML = '<div id="message-text"></div><button id="message-button"></button>';
   });
 
-  it("posts the image Netron's Export as PNG built", async () => {
+  it("says a menu export started while the click counts, then posts the image Netron built", async () => {
     const { view } = await hostWithView();
     await view.export("model.png");
+    expect(started()).toEqual([{ cmd: NETRON_EXPORT_STARTED, file: "model.png" }]);
     expect(exports()).toEqual([{ cmd: NETRON_EXPORT, file: "model.png", blob: png }]);
+    expect(posted.map((message) => message.cmd)).toEqual([NETRON_EXPORT_STARTED, NETRON_EXPORT]);
+  });
+
+  it("posts the image even when the click no longer counts once it is built (a big graph's PNG)", async () => {
+    const host = new FrameHost("8.0.0", new Set(), BinaryStream as never, null);
+    const view = {
+      async export(file: string) {
+        clicked(false); // the PNG took longer than the browser's few seconds of user activation
+        await host.export(file, png);
+      },
+    } as unknown as NetronView;
+    await host.view(view);
+    await view.export("model.png");
+    expect(exports()).toEqual([{ cmd: NETRON_EXPORT, file: "model.png", blob: png }]);
+  });
+
+  it("starts no menu export without a click", async () => {
+    const { view } = await hostWithView();
+    clicked(false);
+    await view.export("model.png");
+    expect(posted).toEqual([]);
+    expect(document.getElementById("message-text")?.textContent).toContain("Export needs a click in the viewer");
   });
 
   it("answers the widget's own button (its request id) through the same command", async () => {
     const { host, view } = await hostWithView();
     host.exportRequest = 7; // WidgetFrame.exportImage sets it, then calls view.export
+    clicked(false); // that click was in the page
     await view.export("model.svg");
     expect(exports()).toEqual([{ cmd: NETRON_EXPORT, file: "model.svg", blob: png, request: 7 }]);
+    expect(started()).toEqual([]);
   });
 
   it("posts nothing for a save that did not come from the export command", async () => {
