@@ -256,7 +256,8 @@ export class NetronFrame extends FrameBridge {
         this.selectedInFrame((message as unknown as frame.NetronSelectedMessage).name);
         break;
       case frame.NETRON_EXPORT_STARTED:
-        if (this.userJustClickedInFrame()) this.menuExport.grant((message as unknown as frame.NetronExportStartedMessage).file, performance.now());
+        if (this.userJustClickedInFrame())
+          this.menuExport.grant((message as unknown as frame.NetronExportStartedMessage).file, performance.now());
         break;
       case frame.NETRON_EXPORT:
         this.download(message as unknown as frame.NetronExportMessage);
