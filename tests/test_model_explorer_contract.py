@@ -43,6 +43,73 @@ INTERNALS = {
     "matching a node's attributes as key:value": r'ATTRIBUTE="list"',
     "an op node's id among its attributes": r"n\.id=i\.id",
     "the styles a rule sets": r'NODE_BG_COLOR="node_bg_color".{0,80}NODE_BORDER_COLOR="node_border_color"',
+    # An overlay switch restyled in place (shim-recolour.ts restyledInPlace, docs/recolour-opened-graph.md):
+    # the renderer redraws everything only for another results object, so the same one is filled anew
+    # by the app's own colouring, the runs set again and the pane's run selected under a new id, and
+    # the renderer draws the bars, the nodes' styles and the scene once.
+    "the renderer redraws only for another results object": (
+        r"\w+=this\.webglRendererNdpService\.curNodeDataProviderResults\(\),\w+=this\.webglRendererNdpService"
+        r"\.curNodeDataProviderRun\(\);\w+!==this\.prevNodeDataProviderData&&\(this\.handleCurNodeDataProviderResultsChanged\("
+    ),
+    "its results are the pane's selected run's, for its graph": (
+        r"curNodeDataProviderRun=\w+\(\(\)=>this\.webglRenderer\?this\.nodeDataProviderExtensionService"
+        r"\.getSelectedRunForModelGraph\(this\.webglRenderer\.paneId,"
+        r"this\.webglRenderer\.curModelGraph\):void 0\);"
+        r"curNodeDataProviderResults=\w+\(\(\)=>\(this\.curNodeDataProviderRun\(\)\?\.results\|\|\{\}\)"
+        r"\[this\.webglRenderer\.curModelGraph\.id\]\)"
+    ),
+    "the pane's selected run is found by its id": (
+        r"getSelectedRunForModelGraph\(e,n\)\{let r=this\.appService\.getSelectedNodeDataProviderRunId\(e\);"
+        r"return r\?this\.getRunsForModelGraph\(n\)\.find\(s=>s\.runId===r\):void 0\}"
+    ),
+    "a run's results: the app's colouring of its file, per graph": (
+        r"results:s==null\?void 0:\{\[o\.id\]:this\.processNodeDataProviderDataForGraph\(o,s\)\}"
+        r",extensionId:r,collectionId:c,remotePath:l,nodeDataProviderData:s\}"
+    ),
+    "the app's colouring of a file for a graph": r"\bprocessNodeDataProviderDataForGraph\(e,n\)\{",
+    "another graph picked is coloured when its results are missing": (
+        r"o\.results\[e\.id\]==null&&o\.nodeDataProviderData!=null&&\(o\.results\[e\.id\]="
+        r"this\.processNodeDataProviderDataForGraph\(e,o\.nodeDataProviderData\)\)"
+    ),
+    "the runs are a signal (set)": r"\bruns=\w+\(\{\}\)",
+    "selecting a pane's run": r"setSelectedNodeDataProviderRunId\(e,n\)\{this\.panes\.update\(",
+    "the info panel reads the runs again when they change": (
+        r"\w+\(\(\)=>\{this\.nodeDataProviderExtensionService\.runs\(\),this\.genInfoData\(\)"
+    ),
+    "the node-data summary keys its rows on the runs' ids (so a new id refreshes them)": (
+        r"getRunsKey\(e\)\{return e\.map\(n=>\{let r=\[\];r\.push\(n\.runId\)"
+    ),
+    "a renderer holds its node-data drawing and its three.js service": (
+        r"this\.webglRendererNdpService=\w+.{0,300}"
+    ),
+    "the node-data drawing's meshes": (
+        r"nodeDataProviderDistributionBars=new \w+\(0,this\.visualizerThemeService\);"
+        r"nodeDataProviderSummaryTexts=new \w+\(this\.threejsService\)"
+    ),
+    "drawing the value bars adds their meshes to the scene": (
+        r"renderNodeDataProviderDistributionBars\(\)\{.{0,3000}"
+        r"this\.webglRendererThreejsService\.addToScene\(this\.nodeDataProviderDistributionBars\.mesh\),"
+        r"this\.nodeDataProviderSummaryTexts\.generateMesh\(\w+,!1,!0,!0\),"
+        r"this\.webglRendererThreejsService\.addToScene\(this\.nodeDataProviderSummaryTexts\.mesh\)\}"
+    ),
+    "removing a mesh from the scene": r"removeFromScene\(e\)\{e&&this\.scene\.remove\(e\)\}",
+    "the nodes' styles restore their colours and take the results'": (
+        r"updateNodesStyles\(e\)\{.{0,800}this\.nodeBodies\.restoreBgColors\(\).{0,6000}"
+        r"let \w+=this\.webglRendererNdpService\.curNodeDataProviderResults\(\)\|\|\{\};"
+        r"for\(let \w+ of Object\.keys\(\w+\)\)"
+    ),
+    "the app's own redraw on new results (the in-place route draws once instead)": (
+        r"handleCurNodeDataProviderResultsChanged\(e,n\)\{"
+        r"let r=e\?\.nodeDataProviderData\?\.\[this\.curModelGraph\.id\]"
+        r"\?\.showExpandedSummaryOnGroupNode,.{0,200}this\.sendRelayoutGraphRequest\(this\.selectedNodeId\):"
+        r"\(this\.renderGraph\(\),this\.updateNodesStyles\(\),this\.webglRendererThreejsService\.render\(\)\)\}"
+    ),
+    "a run's values written on the nodes: a view-on-node item named after the run": (
+        r'\w+="Node data provider: "'
+    ),
+    "a renderer's view-on-node items, by its pane and its own id": (
+        r"getShowOnNodeItemTypes\(this\.paneId,this\.rendererId\)"
+    ),
     # A baseline's facts set in place, as the app's own addNodeAttributes sets them (shim-recolour.ts).
     "the app's addNodeAttributes: the pane's graph, then the worker": r"addNodeAttributes\(e,n,r=0\)\{"
     r".{0,300}"

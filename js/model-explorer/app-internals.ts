@@ -32,25 +32,71 @@ export const UPDATE_NODE_ATTRIBUTES_EVENT = 12;
  */
 export const CLEARED_ATTRIBUTE = { type: "tlw-cleared" } as const;
 
+/** A run of per-node data in the app's node-data service (what its "Add per-node data" adds). */
+export interface NodeDataRun {
+  runId: string;
+  runName: string;
+  collectionId: string;
+  done?: boolean;
+  /** The file as parsed (graph id -> its values and how to colour them). */
+  nodeDataProviderData?: Record<string, { showExpandedSummaryOnGroupNode?: boolean } | undefined>;
+  /**
+   * Graph id -> node id -> value and colours, computed per graph as a pane shows it. The renderer
+   * redraws everything when the selected run's object for its graph is another object (not when it is
+   * filled anew).
+   */
+  results?: Record<string, Record<string, unknown>>;
+}
+
 /** The app's node-data service (its runs of per-node data, one selected per pane). */
 export interface NodeDataService {
-  runs(): Record<string, { collectionId: string }>;
+  /** A signal: the renderers, the info panel and its node-data summary read it. */
+  runs: { (): Record<string, NodeDataRun>; set(runs: Record<string, NodeDataRun>): void };
   addRun(runId: string, runName: string, extensionId: string, modelGraph: ModelGraph, data: unknown): void;
   deleteRun(runId: string): void;
   /** Parses a node data file's text as the app's own upload does (one graph's, or graph id -> one graph's). */
   getNodeDataProviderData(text: string, modelGraph: ModelGraph): unknown;
+  /** The app's colouring of a parsed file for one graph: node id -> value and colours. */
+  processNodeDataProviderDataForGraph(modelGraph: ModelGraph, data: unknown): Record<string, unknown>;
+}
+
+/** What is drawn on the canvas of a renderer (three.js, through the app's service). */
+export interface ThreejsService {
+  removeFromScene(mesh: unknown): void;
+  /** One draw of the whole scene. */
+  render(): void;
+}
+
+/** A renderer's drawing of node data: the colours come from its selected run's results. */
+export interface NdpRendererService {
+  /** The pane's selected run (a computed signal). */
+  curNodeDataProviderRun(): NodeDataRun | undefined;
+  nodeDataProviderDistributionBars: { mesh?: unknown };
+  nodeDataProviderSummaryTexts: { mesh?: unknown };
+  /** Draws the value bars under the collapsed layers (adds its meshes to the scene). */
+  renderNodeDataProviderDistributionBars(): void;
 }
 
 /** One of the app's renderers, as window.me_test lists them (by pane index); its services are the app's. */
 export interface Renderer {
   appService: {
     getModelGraphFromPaneIndex(pane: number): ModelGraph | undefined;
-    panes(): { id: string }[];
+    panes(): { id: string; modelGraph?: ModelGraph; selectedNodeDataProviderRunId?: string }[];
+    setSelectedNodeDataProviderRunId(paneId: string, runId: string | undefined): void;
+    /** The pane's "view on node" items by type ("Node data provider: <run name>" among them). */
+    getShowOnNodeItemTypes(paneId: string, rendererId: string): Record<string, { selected?: boolean } | undefined>;
     curGraphCollections(): { graphs: CollectionGraph[] }[];
   };
   workerService: { worker: Worker };
   /** The graph this renderer draws (after an expand, the worker's copy). */
   curModelGraph?: ModelGraph;
+  /** The pane it draws in, and its own id (the pane's, for a pane's main renderer). */
+  paneId?: string;
+  rendererId?: string;
+  webglRendererNdpService?: NdpRendererService;
+  webglRendererThreejsService?: ThreejsService;
+  /** Restores every node's colours and applies the selected run's, the selection's and the styler's. */
+  updateNodesStyles?(): void;
   nodeDataProviderExtensionService?: NodeDataService;
   /** Shared by every pane. */
   nodeStylerService?: NodeStyler;

@@ -1,29 +1,148 @@
 // Inside the Model Explorer frame (frame-shim.ts): an overlay switch recolours the graph already drawn.
 // The app's own "Add per-node data" adds a run of node data to its node-data service and selects it
 // for the pane; this does the same through that service, after deleting the panes' earlier runs, so
-// the layout, zoom, expanded layers and selection stay (the service through app-internals.ts). A
-// baseline's facts are set on the nodes as the app's own addNodeAttributes sets them, and removed
-// from them when it is cleared.
-import { appRenderer, appRenderers, CLEARED_ATTRIBUTE, type ModelGraph, UPDATE_NODE_ATTRIBUTES_EVENT } from "./app-internals";
+// the layout, zoom, expanded layers and selection stay (the service through app-internals.ts). When a
+// pane already shows a run of ours and only the values and colours change, the run is restyled in
+// place instead: the renderer redraws its whole scene, animated, on a new results object (a dozen
+// full draws on a graph with opened layers, each costing up to a second in software WebGL), so the
+// same object is filled anew and the canvas drawn once (docs/recolour-opened-graph.md). A baseline's
+// facts are set on the nodes as the app's own addNodeAttributes sets them, and removed from them when
+// it is cleared.
+import {
+  appRenderer,
+  appRenderers,
+  CLEARED_ATTRIBUTE,
+  type ModelGraph,
+  type NodeDataRun,
+  type NodeDataService,
+  type Renderer,
+  UPDATE_NODE_ATTRIBUTES_EVENT,
+} from "./app-internals";
 import { type AttributeChanges, mergedAttrs } from "./node-attributes";
-import { SHIM_RECOLOUR, SHIM_RECOLOURED, type ShimPost, type ShimRecolourRequest } from "./protocol";
+import { type RecolourFile, SHIM_RECOLOUR, SHIM_RECOLOURED, type ShimPost, type ShimRecolourRequest } from "./protocol";
 import { canvasLook, repainted } from "./shim-repaint";
 
-/** Replaces each pane's runs of node data with the request's file for it (none: no overlay). */
-export function replaceRuns(request: ShimRecolourRequest): void {
+/** How a pane was recoloured: its run restyled in place, or its runs deleted and the new one added. */
+export type RecolourRoute = "in-place" | "replaced";
+
+/** The prefix of the app's "view on node" item that writes a run's values on the nodes. */
+const NODE_DATA_ON_NODE = "Node data provider: ";
+
+/** The runs of ours a pane's recolour works on (ids of the form tlw-<request>-<pane>). */
+const OUR_RUN = /^tlw-\d+-\d+$/;
+
+/**
+ * Replaces each pane's runs of node data with the request's file for it (none: no overlay); returns
+ * each pane's route.
+ */
+export function replaceRuns(request: ShimRecolourRequest): RecolourRoute[] {
   const renderer = appRenderer();
   const service = renderer?.nodeDataProviderExtensionService;
   if (!renderer || !service || typeof service.addRun !== "function" || typeof service.deleteRun !== "function")
     throw new Error("this Model Explorer has no node-data service on window.me_test");
+  const routes: RecolourRoute[] = [];
   for (let pane = 0; pane < request.panes; pane++) {
     const graph = renderer.appService.getModelGraphFromPaneIndex(pane);
     if (!graph) throw new Error(`pane ${pane} shows no graph yet`);
-    for (const [runId, run] of Object.entries(service.runs())) if (run.collectionId === graph.collectionLabel) service.deleteRun(runId);
-    for (const file of request.files.filter((candidate) => candidate.pane === pane)) {
-      // Added with its data, the run is selected for every pane that shows this graph.
-      service.addRun(`tlw-${request.id}-${pane}`, file.name, "", graph, service.getNodeDataProviderData(file.json, graph));
+    const files = request.files.filter((candidate) => candidate.pane === pane);
+    const runId = `tlw-${request.id}-${pane}`;
+    if (files.length === 1 && restyledInPlace(renderer, service, pane, graph, files[0], runId)) {
+      routes.push("in-place");
+      continue;
     }
+    for (const [id, run] of Object.entries(service.runs())) if (run.collectionId === graph.collectionLabel) service.deleteRun(id);
+    // Added with its data, the run is selected for every pane that shows this graph.
+    for (const file of files) service.addRun(runId, file.name, "", graph, service.getNodeDataProviderData(file.json, graph));
+    routes.push("replaced");
   }
+  return routes;
+}
+
+/**
+ * Restyles the pane's run of ours with `file` in place, when that is all the change needs; false (and
+ * nothing touched) when the app's own route must run: no run of ours selected for the pane yet (the
+ * first overlay, a switch from none), other runs of its collection, another pane on the same graph, the
+ * file laid out otherwise (showExpandedSummaryOnGroupNode: the app lays the graph out again), a run's
+ * values written on the nodes ("view on node": only a full redraw writes them), or a renderer without
+ * the members used here.
+ */
+function restyledInPlace(
+  renderer: Renderer,
+  service: NodeDataService,
+  pane: number,
+  graph: ModelGraph,
+  file: RecolourFile,
+  runId: string,
+): boolean {
+  const app = renderer.appService;
+  const paneId = app.panes()[pane]?.id;
+  if (!paneId || typeof service.processNodeDataProviderDataForGraph !== "function" || typeof service.runs.set !== "function") return false;
+  const ofCollection = Object.values(service.runs()).filter((run) => run.collectionId === graph.collectionLabel);
+  const run = ofCollection[0];
+  if (ofCollection.length !== 1 || !OUR_RUN.test(run.runId) || app.panes()[pane]?.selectedNodeDataProviderRunId !== run.runId) return false;
+  const results = run.results?.[graph.id];
+  if (!results || typeof results !== "object") return false;
+  const sameGraph = app.panes().filter((other) => other.modelGraph?.collectionLabel === graph.collectionLabel);
+  if (sameGraph.length !== 1) return false;
+  const drawing = appRenderers().filter((candidate) => candidate.paneId === paneId);
+  if (drawing.length === 0 || !drawing.every(canRestyle)) return false;
+  if (drawing.some((candidate) => showsValuesOnNodes(candidate, paneId))) return false;
+  const data = service.getNodeDataProviderData(file.json, graph) as NonNullable<NodeDataRun["nodeDataProviderData"]>;
+  const layout = (of: NodeDataRun["nodeDataProviderData"]) => of?.[graph.id]?.showExpandedSummaryOnGroupNode ?? false;
+  if (layout(data) !== layout(run.nodeDataProviderData)) return false;
+
+  // The same results object, filled anew by the app's own colouring: the renderer's effects compare it
+  // by identity and do not fire (they would redraw the whole scene, animated).
+  const fresh = service.processNodeDataProviderDataForGraph(graph, data);
+  for (const key of Object.keys(results)) delete results[key];
+  Object.assign(results, fresh);
+  // Another graph of the collection (picked in the app's menu) is coloured again when shown.
+  for (const id of Object.keys(run.results ?? {})) if (id !== graph.id) delete run.results?.[id];
+  run.nodeDataProviderData = data;
+  run.runName = file.name;
+  // A new id: the info panel's node-data summary keys its rows on the runs' ids (with their state and
+  // result counts), so under the old id it would keep the old overlay's rows. The pane then selects the
+  // same object under its new id: what the renderer computes from them is unchanged.
+  const runs = { ...service.runs() };
+  delete runs[run.runId];
+  run.runId = runId;
+  runs[runId] = run;
+  service.runs.set(runs); // the info panel and the node-data summary read the runs again
+  app.setSelectedNodeDataProviderRunId(paneId, runId);
+
+  for (const each of drawing) {
+    const ndp = each.webglRendererNdpService;
+    const three = each.webglRendererThreejsService;
+    if (!ndp || !three || !each.updateNodesStyles) continue;
+    three.removeFromScene(ndp.nodeDataProviderDistributionBars.mesh);
+    three.removeFromScene(ndp.nodeDataProviderSummaryTexts.mesh);
+    ndp.renderNodeDataProviderDistributionBars(); // the value bars under the collapsed layers
+    each.updateNodesStyles(); // restores the nodes' colours, then applies the new ones
+    three.render(); // one draw
+  }
+  return true;
+}
+
+/** The renderer has every member the in-place route calls. */
+function canRestyle(renderer: Renderer): boolean {
+  const ndp = renderer.webglRendererNdpService;
+  const three = renderer.webglRendererThreejsService;
+  return (
+    typeof renderer.updateNodesStyles === "function" &&
+    typeof ndp?.renderNodeDataProviderDistributionBars === "function" &&
+    !!ndp.nodeDataProviderDistributionBars &&
+    !!ndp.nodeDataProviderSummaryTexts &&
+    typeof three?.removeFromScene === "function" &&
+    typeof three.render === "function" &&
+    typeof renderer.appService.getShowOnNodeItemTypes === "function" &&
+    typeof renderer.appService.setSelectedNodeDataProviderRunId === "function"
+  );
+}
+
+/** A run's values are written on the pane's nodes ("view on node"), which only a full redraw updates. */
+function showsValuesOnNodes(renderer: Renderer, paneId: string): boolean {
+  const items = renderer.appService.getShowOnNodeItemTypes(paneId, renderer.rendererId ?? paneId);
+  return Object.entries(items).some(([type, item]) => type.startsWith(NODE_DATA_ON_NODE) && item?.selected);
 }
 
 /**

@@ -25,9 +25,87 @@ function fakeApp(collections: string[]) {
     curGraphCollections: () => [],
   };
   const workerService = { worker: { postMessage: () => undefined } as unknown as Worker };
-  window.me_test = { renderers: { "0": { appService, workerService, nodeDataProviderExtensionService: service } } };
+  window.me_test = { renderers: { "0": { appService, workerService, nodeDataProviderExtensionService: service } as unknown as Renderer } };
   return runs;
 }
+
+type Run = {
+  runId: string;
+  runName: string;
+  collectionId: string;
+  done: boolean;
+  results: Record<string, Record<string, unknown>>;
+  nodeDataProviderData: Record<string, { showExpandedSummaryOnGroupNode?: boolean }>;
+};
+
+/**
+ * An app whose pane shows a run of ours (selected for it, as addRun left it), with a renderer that
+ * records what it is asked to draw; the app's colouring stands in as "value -> colour of the value".
+ */
+function appShowingOurRun() {
+  const calls: string[] = [];
+  const graph = { id: "00-execution", collectionLabel: "gpt2", nodesById: {} };
+  const results = { a: { value: 1, bgColor: "#1" } } as Record<string, unknown>;
+  let runs: Record<string, Run> = {
+    "tlw-3-0": {
+      runId: "tlw-3-0",
+      runName: "time",
+      collectionId: "gpt2",
+      done: true,
+      results: { "00-execution": results, "01-rolled": { a: {} } },
+      nodeDataProviderData: { "00-execution": {} },
+    },
+    other: { runId: "other", runName: "x", collectionId: "another widget's", done: true, results: {}, nodeDataProviderData: {} },
+  };
+  const panes = [{ id: "pane-0", modelGraph: graph, selectedNodeDataProviderRunId: "tlw-3-0" }];
+  const showOnNode: Record<string, { selected?: boolean }> = {};
+  const runsSignal = Object.assign(() => runs, {
+    set: (next: typeof runs) => {
+      calls.push("runs.set");
+      runs = next;
+    },
+  });
+  const service = {
+    runs: runsSignal,
+    addRun: (runId: string) => calls.push(`addRun ${runId}`),
+    deleteRun: (runId: string) => calls.push(`deleteRun ${runId}`),
+    getNodeDataProviderData: (text: string) => JSON.parse(text),
+    processNodeDataProviderDataForGraph: (g: { id: string }, data: Record<string, { results: Record<string, { value: number }> }>) =>
+      Object.fromEntries(Object.entries(data[g.id].results).map(([id, { value }]) => [id, { value, bgColor: `#${value}` }])),
+  };
+  const bars = { mesh: "bars" };
+  const texts = { mesh: "texts" };
+  const renderer = {
+    paneId: "pane-0",
+    rendererId: "pane-0",
+    appService: {
+      getModelGraphFromPaneIndex: () => graph,
+      panes: () => panes,
+      curGraphCollections: () => [],
+      setSelectedNodeDataProviderRunId: (paneId: string, runId: string) => {
+        calls.push(`select ${paneId} ${runId}`);
+        panes[0].selectedNodeDataProviderRunId = runId;
+      },
+      getShowOnNodeItemTypes: () => showOnNode,
+    },
+    workerService: { worker: { postMessage: () => undefined } },
+    nodeDataProviderExtensionService: service,
+    webglRendererNdpService: {
+      nodeDataProviderDistributionBars: bars,
+      nodeDataProviderSummaryTexts: texts,
+      renderNodeDataProviderDistributionBars: () => calls.push("bars"),
+    },
+    webglRendererThreejsService: {
+      removeFromScene: (mesh: string) => calls.push(`remove ${mesh}`),
+      render: () => calls.push("render"),
+    },
+    updateNodesStyles: () => calls.push("styles"),
+  };
+  window.me_test = { renderers: { "0": renderer as unknown as Renderer } };
+  return { calls, results, runs: () => runs, showOnNode, renderer };
+}
+
+const FLOPS = '{"00-execution":{"results":{"a":{"value":7},"b":{"value":9}}}}';
 
 /** An app showing one graph (and a second, not drawn, in its collection), its worker's messages kept. */
 function appWithGraphs() {
@@ -101,6 +179,50 @@ describe("an overlay switch inside the Model Explorer frame", () => {
     );
     expect(runs["tlw-7-0"]).toMatchObject({ collectionId: "reference", data: { a: 1 } });
     expect(runs["tlw-7-1"]).toMatchObject({ collectionId: "candidate", data: { b: 2 } });
+  });
+
+  it("restyles a pane that shows a run of ours in place: the same results object, one draw", () => {
+    const { calls, results, runs } = appShowingOurRun();
+    expect(replaceRuns(request([{ pane: 0, name: "flops", json: FLOPS }]))).toEqual(["in-place"]);
+    // the object the renderer holds, filled by the app's colouring: its effects see no new object
+    expect(runs()["tlw-7-0"].results["00-execution"]).toBe(results);
+    expect(results).toEqual({ a: { value: 7, bgColor: "#7" }, b: { value: 9, bgColor: "#9" } });
+    // another graph's colours are dropped (the app colours it again when it is shown)
+    expect(Object.keys(runs()["tlw-7-0"].results)).toEqual(["00-execution"]);
+    // under a new id (the info panel's summary rows are keyed on it), selected for the pane
+    expect(Object.keys(runs()).sort()).toEqual(["other", "tlw-7-0"]);
+    expect(runs()["tlw-7-0"]).toMatchObject({ runId: "tlw-7-0", runName: "flops", nodeDataProviderData: JSON.parse(FLOPS) });
+    expect(calls).toEqual(["runs.set", "select pane-0 tlw-7-0", "remove bars", "remove texts", "bars", "styles", "render"]);
+  });
+
+  it("takes the app's own route to clear, and for a first overlay", () => {
+    const first = fakeApp(["gpt2"]);
+    expect(replaceRuns(request([{ pane: 0, name: "flops", json: "{}" }]))).toEqual(["replaced"]); // the user's run "start"
+    expect(Object.keys(first).sort()).toEqual(["other", "tlw-7-0"]);
+    const { calls } = appShowingOurRun();
+    expect(replaceRuns(request([]))).toEqual(["replaced"]);
+    expect(calls).toEqual(["deleteRun tlw-3-0"]);
+  });
+
+  it("takes the app's own route when only a full redraw or a layout shows the change", () => {
+    const onNodes = appShowingOurRun();
+    onNodes.showOnNode["Node data provider: time"] = { selected: true }; // the values written on the nodes
+    expect(replaceRuns(request([{ pane: 0, name: "flops", json: FLOPS }]))).toEqual(["replaced"]);
+    expect(onNodes.calls).toEqual(["deleteRun tlw-3-0", "addRun tlw-7-0"]);
+
+    const summary = appShowingOurRun(); // the app lays the graph out again for these summaries
+    const laidOut = '{"00-execution":{"showExpandedSummaryOnGroupNode":true,"results":{}}}';
+    expect(replaceRuns(request([{ pane: 0, name: "flops", json: laidOut }]))).toEqual(["replaced"]);
+    expect(summary.calls).toEqual(["deleteRun tlw-3-0", "addRun tlw-7-0"]);
+
+    const unselected = appShowingOurRun(); // the user selected another run in the app's panel
+    unselected.runs()["mine"] = { ...unselected.runs()["tlw-3-0"], runId: "mine" };
+    expect(replaceRuns(request([{ pane: 0, name: "flops", json: FLOPS }]))).toEqual(["replaced"]);
+
+    const older = appShowingOurRun(); // an app without the members the in-place route calls
+    delete (older.renderer as { updateNodesStyles?: unknown }).updateNodesStyles;
+    expect(replaceRuns(request([{ pane: 0, name: "flops", json: FLOPS }]))).toEqual(["replaced"]);
+    expect(older.calls).toEqual(["deleteRun tlw-3-0", "addRun tlw-7-0"]);
   });
 
   it("says so when the app has no node-data service to recolour through (the parent then reports it)", () => {
