@@ -1,14 +1,17 @@
 """A module group opened on a drawn graph, in the widget's frame and in the viewer's own served page, by
 the same script inside each page: Model Explorer reveals an op inside collapsed layers (its own
 select-node message, which expands every layer on the way), Netron opens a module call's body (a click
-on its box's "show function" icon, then back). Timed inside the page, until painted."""
+on its box's "show function" icon, then back). Timed inside the page, until painted. Then, on Model
+Explorer's graph left opened (its last target selected, the layers around it expanded), the overlay
+switches of the inplace part, timed as there: a frame of an opened graph costs many times a collapsed
+one's in software WebGL, so how many the app draws per switch shows here."""
 
 from __future__ import annotations
 
 import time
 
 from benchmarks.bench_explore.cells import ME_CELL, NETRON_CELL
-from benchmarks.bench_explore.in_place import QUIET_S
+from benchmarks.bench_explore.in_place import QUIET_S, _timed
 from benchmarks.bench_explore.notebook import Notebook
 from benchmarks.bench_explore.page_scripts import RENDER_TIMEOUT_MS
 from benchmarks.bench_explore.results import Results, step
@@ -98,6 +101,28 @@ def timed_in_widget(notebook: Notebook, cell: int, script: str, targets: list[st
     return times
 
 
+# On the opened graph: an overlay set (from none: the app's own route), switched twice (restyled in
+# place), cleared. Each row's statements run in this order, ``repeat`` rounds.
+OPENED_CHANGES = (
+    ("me_opened_overlay_on", "me.overlay = 'time'"),
+    ("me_opened_overlay", "me.overlay = 'flops'"),
+    ("me_opened_overlay", "me.overlay = 'bytes'"),
+    ("me_opened_overlay_off", "me.overlay = ''"),
+)
+OPENED_ROWS = ("me_opened_overlay_on", "me_opened_overlay", "me_opened_overlay_off")
+
+
+def me_opened_overlays(results: Results, case: str, notebook: Notebook, repeat: int) -> None:
+    """Times OPENED_CHANGES on the Model Explorer widget as the expands left it (kernel change -> drawn)."""
+    notebook.kernel.run("me.overlay = ''")  # from none, whatever the inplace part left
+    samples: dict[str, list[float]] = {}
+    for _ in range(repeat):
+        for row, statement in OPENED_CHANGES:
+            samples.setdefault(row, []).append(_timed(notebook, ME_CELL, statement).ms)
+    for row, times in samples.items():
+        results.put(row, case, times)
+
+
 def expand(results: Results, case: str, notebook: Notebook, repeat: int) -> tuple[list[str], str]:
     """Times the expands in both widgets (the page inline() left); returns the targets, for the served
     pages to time the same."""
@@ -106,6 +131,8 @@ def expand(results: Results, case: str, notebook: Notebook, repeat: int) -> tupl
     netron_target = netron_expand_target(kernel)
     with step(results, case, ("me_expand",)):
         results.put("me_expand", case, timed_in_widget(notebook, ME_CELL, ME_EXPAND, me_targets))
+    with step(results, case, OPENED_ROWS):
+        me_opened_overlays(results, case, notebook, repeat)
     with step(results, case, ("netron_expand",)):
         targets = [netron_target] * repeat
         results.put("netron_expand", case, timed_in_widget(notebook, NETRON_CELL, NETRON_EXPAND, targets))
