@@ -104,6 +104,111 @@ def test_model_explorer_switches_overlays_in_place(session: Session, artifacts: 
     kernel.run("w.overlay = 'time'")  # the state the next tests start from
 
 
+# Inside the Model Explorer frame. Whether the node is shown: every layer around it expanded in the
+# graph the renderer draws (a select opens them).
+NODE_SHOWN = """nodeId => {
+  const graph = window.me_test?.renderers?.['0']?.curModelGraph;
+  const node = graph?.nodesById[nodeId];
+  if (!node) return false;
+  for (let parent = node.nsParentId; parent; parent = graph.nodesById[parent]?.nsParentId)
+    if (!graph.nodesById[parent]?.expanded) return false;
+  return true;
+}"""
+
+# Keeps the results object the renderer colours from and counts its full redraws (renderGraph: the
+# app's route for new node data).
+WATCH_RENDERER = """() => {
+  const renderer = window.me_test.renderers['0'];
+  window.tlwResults = renderer.webglRendererNdpService.curNodeDataProviderResults();
+  if (!renderer.tlwRenderGraph) {
+    renderer.tlwRenderGraph = renderer.renderGraph;
+    renderer.renderGraph = function (...args) {
+      window.tlwFullRedraws = (window.tlwFullRedraws || 0) + 1;
+      return renderer.tlwRenderGraph.apply(this, args);
+    };
+  }
+  window.tlwFullRedraws = 0;
+}"""
+RUN_NAMED = """name => window.me_test?.renderers?.['0']?.webglRendererNdpService
+  ?.curNodeDataProviderRun()?.runName === name"""
+IN_PLACE = """() => ({
+  sameResults: window.me_test.renderers['0'].webglRendererNdpService.curNodeDataProviderResults()
+    === window.tlwResults,
+  fullRedraws: window.tlwFullRedraws,
+})"""
+
+
+# An op inside a nested module (its layers collapsed as drawn) with a value in both overlays switched to.
+OPENED_OP = """values = [w._colouring.overlay_for(name).values() for name in ('flops', 'bytes')]
+ids = {label: w._source.index.id_of_label(label)
+       for label in log.modules['transformer.h.1.attn.c_attn']._op_labels()}
+opened_op = next((label, i) for label, i in ids.items() if i and all(v.get(i, 0) > 0 for v in values))"""
+
+
+def test_model_explorer_restyles_an_opened_graph_in_place(session: Session, artifacts: Any) -> None:
+    """On a graph opened to a selected op (layers expanded around it), an overlay switch restyles the
+    drawing in place: the same frame and canvas, the results object the renderer holds filled anew
+    (no full redraw of the scene, which costs a dozen frames of an opened graph), the canvas in the
+    new overlay's colours, the info panel showing the new overlay's value for the selected op (the old
+    overlay's row gone). Clearing the overlay still works."""
+    kernel, page = session.kernel, session.page.page
+    iframe = page.locator("iframe.tlw-frame").first
+    handle = iframe.element_handle()
+    frame = handle.content_frame() if handle else None
+    assert frame is not None
+    canvas = frame.locator("webgl-renderer canvas.main").first
+    iframe.evaluate("frame => { frame.__tlwMark = 'before the switch'; }")
+    canvas.evaluate("canvas => { canvas.__tlwMark = 'before the switch'; }")
+    assert kernel.value("w.overlay") == "time"
+    # The earlier test's last switch (to "time") drawn: the pane's run is that overlay's.
+    frame.wait_for_function(RUN_NAMED, arg="time (ms per op)", timeout=60_000)
+    kernel.run(OPENED_OP)
+    label, node_id = kernel.value("opened_op")
+    kernel.run(f"w.select({label!r})")
+    frame.wait_for_function(NODE_SHOWN, arg=node_id, timeout=60_000)
+    open_info_panel(session.frame)
+    panel = session.frame.locator("info-panel")
+
+    for overlay, provider, gone in (
+        ("flops", "flops (forward FLOPs per op)", "time (ms per op)"),
+        ("bytes", "bytes (activation B per op)", "flops (forward FLOPs per op)"),
+    ):
+        page.wait_for_timeout(1_000)  # the select's animations done
+        frame.evaluate(WATCH_RENDERER)
+        look = canvas.screenshot()
+        drawn = kernel.draws("w")
+        kernel.run(f"w.overlay = {overlay!r}")
+        kernel.wait_drawn("w", since=drawn, timeout=120)
+        state = frame.evaluate(IN_PLACE)
+        assert state == {"sameResults": True, "fullRedraws": 0}, f"{overlay!r} was not restyled in place"
+        assert iframe.evaluate("frame => frame.__tlwMark") == "before the switch", "a new frame was made"
+        assert canvas.evaluate("canvas => canvas.__tlwMark") == "before the switch", "the app drew anew"
+        after = canvas.screenshot()
+        assert changed_fraction(look, after) > 0.002, f"overlay {overlay!r} changed no pixel"
+        # The info panel: the selected op's value under the new overlay, the old one's gone.
+        value = kernel.value(f"w._colouring.overlay.values()[{node_id!r}]")
+        row = panel.locator("tr", has_text=provider).first
+        expect(row).to_be_visible(timeout=30_000)
+        expect(row).to_contain_text(_js_number(value), timeout=30_000)
+        expect(panel.get_by_text(gone)).to_have_count(0, timeout=30_000)
+        session.root.screenshot(path=str(artifacts / f"overlay-opened-{overlay}.png"))
+
+    # Cleared: the app's own route (the run deleted), the node data gone from the canvas and the panel.
+    look = canvas.screenshot()
+    drawn = kernel.draws("w")
+    kernel.run("w.overlay = ''")
+    kernel.wait_drawn("w", since=drawn, timeout=120)
+    assert changed_fraction(look, canvas.screenshot()) > 0.002, "clearing the overlay changed no pixel"
+    expect(frame.get_by_text("bytes (activation B per op)")).to_have_count(0, timeout=30_000)
+    assert iframe.evaluate("frame => frame.__tlwMark") == "before the switch"
+    kernel.run("w.overlay = 'time'")  # the state the next tests start from
+
+
+def _js_number(value: float) -> str:
+    """How the app writes a value (JavaScript's String(number))."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
 def test_click_fills_the_inspector(session: Session, artifacts: Any) -> None:
     kernel = session.kernel
     label = kernel.value("log.modules['transformer.h.1.mlp.c_fc'].output_ops[0]")
