@@ -54,6 +54,7 @@ def test_custom_overlay_is_torchlens_callable_node_data(log: Any) -> None:
     assert set(overlay.node_data) == set(expected) == {EXECUTION_GRAPH}
     assert expected[EXECUTION_GRAPH]["name"] == "callable:<lambda>"  # torchlens names it by the function
     assert overlay.provider == "std"  # the legend names it as the user did
+    assert overlay.node_data[EXECUTION_GRAPH]["name"] == "std"  # and so does Model Explorer's panel
     assert overlay.summary.startswith(f"std on {coverage['resolved']} of ")
     values = overlay.values_by_label()
     some = next(label for label in values if label.startswith("linear") or label.startswith("addmm"))

@@ -219,9 +219,12 @@ def build_overlay(
         node_data, coverage = build_node_data(log, collection, source, privacy_profile=privacy_profile)
     except (ValueError, RuntimeError, TypeError, KeyError) as error:  # torchlens' typed refusals
         raise OverlayUnavailableError(_refusal(name, error, fn is not None)) from error
-    # torchlens names a callable's provider after the function; the legend shows the user's name for it.
-    provider = name if fn is not None else str(coverage.get("provider", name))
-    return overlay_over(collection, name, provider, node_data, coverage)
+    # torchlens names a callable's provider after the function ("callable:<lambda>"); the legend and
+    # Model Explorer's own panel show the name the user gave it.
+    if fn is None:
+        return overlay_over(collection, name, str(coverage.get("provider", name)), node_data, coverage)
+    named = {graph_id: {**data, "name": name} for graph_id, data in node_data.items()}
+    return overlay_over(collection, name, name, named, coverage)
 
 
 def _refusal(name: str, error: BaseException, custom: bool) -> str:
