@@ -138,11 +138,16 @@ IN_PLACE = """() => ({
 })"""
 
 
-# An op inside a nested module (its layers collapsed as drawn) with a value in both overlays switched to.
-OPENED_OP = """values = [w._colouring.overlay_for(name).values() for name in ('flops', 'bytes')]
-ids = {label: w._source.index.id_of_label(label)
-       for label in log.modules['transformer.h.1.attn.c_attn']._op_labels()}
-opened_op = next((label, i) for label, i in ids.items() if i and all(v.get(i, 0) > 0 for v in values))"""
+# Two overlays whose colours differ on the opened view whatever the trace measured: the addmm of
+# transformer.h.1.attn.c_attn dark in one and light in the other, its two views the other way round.
+# The view after the addmm is selected (a selected op wears the selection's colour, not the
+# overlay's): the camera centres it, with the addmm just above it on screen.
+OPENED_OVERLAYS = """w.add_overlay("addmm_dark", lambda r: 10.0 if r.layer_type == "addmm" else 1.0)
+w.add_overlay("addmm_light", lambda r: 1.0 if r.layer_type == "addmm" else 10.0)
+ops = log.modules['transformer.h.1.attn.c_attn']._op_labels()
+addmm = next(label for label in ops if log[label].layer_type == "addmm")
+opened_op = next(label for label in ops if f"{addmm}".split(":")[0] in log[label].parents)
+opened_op = (opened_op, w._source.index.id_of_label(opened_op))"""
 
 
 def test_model_explorer_restyles_an_opened_graph_in_place(session: Session, artifacts: Any) -> None:
@@ -162,17 +167,15 @@ def test_model_explorer_restyles_an_opened_graph_in_place(session: Session, arti
     assert kernel.value("w.overlay") == "time"
     # The earlier test's last switch (to "time") drawn: the pane's run is that overlay's.
     frame.wait_for_function(RUN_NAMED, arg="time (ms per op)", timeout=60_000)
-    kernel.run(OPENED_OP)
+    kernel.run(OPENED_OVERLAYS)
     label, node_id = kernel.value("opened_op")
     kernel.run(f"w.select({label!r})")
     frame.wait_for_function(NODE_SHOWN, arg=node_id, timeout=60_000)
     open_info_panel(session.frame)
     panel = session.frame.locator("info-panel")
 
-    for overlay, provider, gone in (
-        ("flops", "flops (forward FLOPs per op)", "time (ms per op)"),
-        ("bytes", "bytes (activation B per op)", "flops (forward FLOPs per op)"),
-    ):
+    for overlay, gone in (("addmm_dark", "time (ms per op)"), ("addmm_light", "addmm_dark")):
+        provider = overlay
         page.wait_for_timeout(1_000)  # the select's animations done
         frame.evaluate(WATCH_RENDERER)
         look = canvas.screenshot()
@@ -199,7 +202,7 @@ def test_model_explorer_restyles_an_opened_graph_in_place(session: Session, arti
     kernel.run("w.overlay = ''")
     kernel.wait_drawn("w", since=drawn, timeout=120)
     assert changed_fraction(look, canvas.screenshot()) > 0.002, "clearing the overlay changed no pixel"
-    expect(frame.get_by_text("bytes (activation B per op)")).to_have_count(0, timeout=30_000)
+    expect(frame.get_by_text("addmm_light")).to_have_count(0, timeout=30_000)
     assert iframe.evaluate("frame => frame.__tlwMark") == "before the switch"
     kernel.run("w.overlay = 'time'")  # the state the next tests start from
 
