@@ -111,6 +111,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     ["change:_graph_rev", () => drawing.redraw()],
     ["change:_debug_questions", () => debugButtons.refresh()],
     ["change:debug_status", refreshStatus],
+    ["change:_memory_line", refreshStatus],
     ["change:highlighted", refreshStatus],
     ["change:_highlight_nodes", onHighlight],
     ["change:_highlight_roles", onHighlight],

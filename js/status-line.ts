@@ -1,5 +1,5 @@
 // The status line under the toolbar once a graph is drawn: size, selection, the last debug answer,
-// highlights, the comparison and the export's warnings.
+// the memory summary, highlights, the comparison and the export's warnings.
 import type { TraitsModel, WidgetTraits } from "./traits";
 import type { ViewKind } from "./view-kind";
 
@@ -16,6 +16,9 @@ export function statusLine(model: TraitsModel, kind: ViewKind, answerNow?: strin
   // The last debug answer leads: it is what the user asked for (the full line is the tooltip).
   const answer = answerNow ?? model.get("debug_status") ?? "";
   if (answer) parts.unshift(answer);
+  // What the memory overlay's colours mean in bytes: torchlens' peak and baseline, while it is shown.
+  const memory = model.get("_memory_line") ?? "";
+  if (memory && memory !== answer) parts.push(memory);
   const highlighted = (model.get("highlighted") ?? []).length;
   if (highlighted) parts.push(`${highlighted} highlighted`);
   const comparison = kind.comparison(model);

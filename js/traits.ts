@@ -41,6 +41,8 @@ export interface WidgetTraits {
   _debug_questions?: string[];
   /** What the last debug answer found (first divergence, first non-finite, lineage, a crash). */
   debug_status?: string;
+  /** torchlens' memory summary in one line while the memory overlay is shown ("" otherwise). */
+  _memory_line?: string;
   /** Netron: module grouping depth and when buffers are drawn (kernel-side options of the export). */
   depth?: number;
   show_buffers?: string;
@@ -90,6 +92,7 @@ export const WIDGET_TRAIT_NAMES = [
   "_highlight_roles",
   "_debug_questions",
   "debug_status",
+  "_memory_line",
   "depth",
   "show_buffers",
   "_picture",

@@ -75,7 +75,9 @@ def test_custom_overlay_colours_every_pass_of_a_repeated_op() -> None:
     assert {"linear_1_1:1", "linear_1_1:2"} <= set(overlay.values_by_label())
 
 
-@pytest.mark.parametrize("name", [*OVERLAYS, "delta", "intervention", "field:func_duration", "", "  "])
+@pytest.mark.parametrize(
+    "name", [*OVERLAYS, "memory", "delta", "intervention", "field:func_duration", "", "  "]
+)
 def test_custom_overlay_cannot_take_a_built_in_name(tiny_log: Any, name: str) -> None:
     cache = OverlayCache(tiny_log, lambda: model_explorer_payload(tiny_log).collection)
     with pytest.raises(OverlayNameError) as refused:
@@ -112,8 +114,8 @@ def test_the_intervention_overlay_is_offered_when_an_intervention_fired() -> Non
     clean = tl.trace(TinyMLP(), torch.randn(3, 4), capture=CaptureOptions(intervention_ready=True))
     ablated = clean.fork("ablated")
     ablated.do(tl.module("act"), tl.zero_ablate())
-    assert overlay_choices(clean) == list(OVERLAYS)
-    assert overlay_choices(ablated) == [*OVERLAYS, "intervention"]
+    assert overlay_choices(clean) == [*OVERLAYS, "memory"]
+    assert overlay_choices(ablated) == [*OVERLAYS, "memory", "intervention"]
     collection = model_explorer_payload(ablated).collection
     overlay = OverlayCache(ablated, lambda: collection).get("intervention")
     expected, _coverage = build_node_data(ablated, collection, "intervention")

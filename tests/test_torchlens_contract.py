@@ -257,3 +257,37 @@ def test_build_node_data_takes_a_callable_and_chains_what_it_raises(log: Any) ->
         build_node_data(log, payload, explode)
     assert isinstance(refused.value.__cause__, ZeroDivisionError)
     assert "no scale" in str(refused.value.__cause__)
+
+
+# ----- the memory timeline (torchlens.observe: public, "documented-unstable") ---------------------
+
+
+def test_observe_memory_timeline_liveness_and_rollup_as_the_memory_picture_reads_them(two_pass: Any) -> None:
+    """The names, parameters and fields torchlens_widgets.memory reads; and the byte formatting it
+    borrows (torchlens.utils.display, as torchlens' own memory lines print sizes)."""
+    from torchlens import observe
+    from torchlens.utils.display import human_readable_size
+
+    assert signature_names(observe.memory_timeline_v2) == ["trace"]
+    assert signature_names(observe.estimated_liveness) == ["artifact"]
+    assert parameters(observe.module_rollup) == [("artifact", P, EMPTY), ("depth", K, 1)]
+    artifact = observe.memory_timeline_v2(two_pass)
+    assert {"events", "persistent_baseline_bytes", "category_totals", "absent", "disclaimer"} <= set(artifact)
+    assert artifact["disclaimer"] == "logical recorded tensor bytes; not allocator residency"
+    op = next(row for row in artifact["events"] if row["phase"] == "forward" and row["kind"] == "op")
+    assert {"ordinal", "label", "category", "bytes", "owner", "dtype", "last_consumer_ordinal"} <= set(op)
+    liveness = observe.estimated_liveness(artifact)
+    assert liveness["evidence"] == "estimated"
+    assert {
+        "series",
+        "peak_bytes",
+        "peak_ordinal",
+        "persistent_baseline_bytes",
+        "excluded",
+        "caption",
+    } <= set(liveness)
+    # The death rules torchlens_widgets.memory.timeline.alive_at applies to the events.
+    assert observe.DEATH_RULES["input"] == "held by the caller; alive through phase end"
+    assert observe.DEATH_RULES["activation"] == "dies at its last RECORDED consumer"
+    assert set(observe.module_rollup(artifact, depth=1)) == {"depth", "rows", "total_bytes"}
+    assert [human_readable_size(value) for value in (80, 5_624_768)] == ["80 B", "5.4 MB"]

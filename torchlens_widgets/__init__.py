@@ -15,6 +15,7 @@ import torchlens as _tl
 
 from ._errors import (
     DebugQuestionError,
+    MemoryTimelineError,
     NetronOptionError,
     NodeNotFoundError,
     NotATraceError,
@@ -49,6 +50,7 @@ __all__ = [
     "DebugQuestionError",
     "Diff",
     "Explorer",
+    "MemoryTimelineError",
     "NetronOptionError",
     "NodeNotFoundError",
     "NotATraceError",

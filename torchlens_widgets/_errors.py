@@ -78,6 +78,20 @@ class OverlayUnavailableError(TorchlensWidgetsError, ValueError):
     """The overlay cannot be drawn for this capture (torchlens' reason and remedy are in the message)."""
 
 
+class MemoryTimelineError(OverlayUnavailableError):
+    """torchlens cannot build a memory timeline for this capture (its ``InvalidArgumentError``, e.g. for a
+    sparse recording); the message carries torchlens' reason and remedy. An ``OverlayUnavailableError``:
+    a refused ``overlay="memory"`` leaves the previous overlay on the graph."""
+
+    def __init__(self, reason: str, remedy: str = "") -> None:
+        self.remedy = remedy or "explore a full torchlens Trace (torchlens.trace(model, x))"
+        # torchlens' own message ends with its remedy; a refusal without one is given this package's.
+        tail = "" if "Remedy:" in reason else f" Remedy: {self.remedy}."
+        super().__init__(
+            f"torchlens cannot build a memory timeline for this capture. torchlens says: {reason}{tail}"
+        )
+
+
 class SaveSizeError(TorchlensWidgetsError, ValueError):
     """save_html() cannot fit even the viewer and the graph in ``max_bytes`` (the message says how many)."""
 

@@ -19,6 +19,8 @@ from ._gzip_json import gzip_json
 # tl.export.model_explorer(..., overlays=...) only writes files: this is the builder it calls.
 from ._torchlens import build_node_data
 from .graph_model import node_attr
+from .memory.summary import CAPTION, size
+from .memory.timeline import memory_timeline
 
 # torchlens' overlay vocabulary that makes sense per node, in the order the toolbar lists it.
 OVERLAYS = ("time", "flops", "bytes", "nan", "magnitude", "grad_norm")
@@ -26,8 +28,15 @@ EXECUTION_GRAPH = "00-execution"
 # torchlens' overlay of intervention fire counts per op: offered only when the capture has interventions
 # (on any other capture torchlens' builder resolves it to 0 on every node).
 INTERVENTION_OVERLAY = "intervention"
+# torchlens' memory picture as an overlay: each op's estimated live bytes while it ran, above the
+# persistent baseline (torchlens' liveness estimate over its memory timeline; not its builder's vocabulary,
+# so this package names it, and reads it through the same builder with a per-op lookup).
+MEMORY_OVERLAY = "memory"
+MEMORY_PROVIDER = "memory (live B above baseline per op)"
 # Facts that add up over the ops of a module call (a module box can show their sum).
 ADDITIVE_OVERLAYS = frozenset({"time", "flops", "bytes"})
+# Facts a module box shows the largest of (the peak of the ops inside it): live bytes do not add up.
+PEAK_OVERLAYS = frozenset({MEMORY_OVERLAY})
 # The presets torchlens' builder refuses under privacy_profile="public": they derive from activation or
 # gradient values (a contract test pins this to the builder's own refusals).
 VALUE_OVERLAYS = ("nan", "magnitude", "grad_norm")
@@ -57,7 +66,9 @@ PUBLIC_FIELDS = (
 
 # Names a custom overlay may not take: this package's overlays, torchlens' whole overlay vocabulary
 # (what its builder would read the name as) and the baseline's delta.
-RESERVED_OVERLAY_NAMES = frozenset({*OVERLAYS, "delta", INTERVENTION_OVERLAY, "bundle_delta", "grad-norm"})
+RESERVED_OVERLAY_NAMES = frozenset(
+    {*OVERLAYS, MEMORY_OVERLAY, "delta", INTERVENTION_OVERLAY, "bundle_delta", "grad-norm"}
+)
 
 # A custom overlay: fn(record) -> a number or None, per op record.
 OverlayFunction = Callable[[Any], Any]
@@ -73,6 +84,7 @@ class Overlay:
     coverage: dict[str, Any] = field(repr=False)  # torchlens' per-reason omission counts
     graph_sizes: dict[str, int] = field(repr=False)
     labels: dict[str, dict[str, str]] = field(repr=False)  # graph id -> node id -> torchlens label
+    note: str = ""  # what kind of figure the values are, said after the coverage (the memory overlay's)
 
     def values(self, graph_id: str = EXECUTION_GRAPH) -> dict[str, float]:
         """Node id -> value for one graph (nodes without a value are absent)."""
@@ -106,7 +118,8 @@ class Overlay:
             if self.coverage.get(key)
         ]
         detail = f" (all graphs: {', '.join(reasons)})" if reasons else ""
-        return f"{self.name} on {self.measured} of {self.total} nodes; {missing} not measured{detail}"
+        note = f" · {self.note}" if self.note else ""
+        return f"{self.name} on {self.measured} of {self.total} nodes; {missing} not measured{detail}{note}"
 
     @property
     def unit(self) -> str:
@@ -125,18 +138,19 @@ def has_interventions(log: Any) -> bool:
 
 def overlay_choices(log: Any) -> list[str]:
     """The built-in overlays for this capture, in toolbar order."""
-    return [*OVERLAYS, INTERVENTION_OVERLAY] if has_interventions(log) else list(OVERLAYS)
+    built_in = [*OVERLAYS, MEMORY_OVERLAY]
+    return [*built_in, INTERVENTION_OVERLAY] if has_interventions(log) else built_in
 
 
 def check_overlay_name(name: object, custom: Collection[str] = ()) -> str:
     value = str(name)
-    if value in ("", INTERVENTION_OVERLAY) or value in OVERLAYS or value in custom:
+    if value in ("", INTERVENTION_OVERLAY, MEMORY_OVERLAY) or value in OVERLAYS or value in custom:
         return value
     if value.startswith("field:") and len(value) > len("field:"):
         return value
     added = f", an overlay added with add_overlay() ({', '.join(map(repr, custom))})" if custom else ""
     raise OverlayUnavailableError(
-        f"Unknown overlay {value!r}. Remedy: use one of {', '.join(map(repr, OVERLAYS))}, "
+        f"Unknown overlay {value!r}. Remedy: use one of {', '.join(map(repr, (*OVERLAYS, MEMORY_OVERLAY)))}, "
         f"'field:<record field>' (a numeric field of the op records){added}, or '' for none."
     )
 
@@ -197,6 +211,8 @@ def build_overlay(
     if fn is None:
         check_overlay_name(name)
         check_public_field(name, privacy_profile)
+        if name == MEMORY_OVERLAY:
+            return memory_overlay(log, collection, privacy_profile)
         if name == INTERVENTION_OVERLAY and not has_interventions(log):
             raise OverlayUnavailableError(
                 "The 'intervention' overlay needs a capture with interventions, and none fired in this one. "
@@ -227,6 +243,23 @@ def build_overlay(
     return overlay_over(collection, name, name, named, coverage)
 
 
+def memory_overlay(log: Any, collection: dict[str, Any], privacy_profile: str = "local") -> Overlay:
+    """Each op's live bytes above the baseline, by torchlens' estimate, through torchlens' builder.
+
+    Allowed under the public profile: a cost, read from shapes and dtypes, never from values.
+    MemoryTimelineError (an OverlayUnavailableError) where torchlens cannot build the timeline.
+    """
+    timeline = memory_timeline(log)
+    try:
+        node_data, coverage = build_node_data(
+            log, collection, timeline.above_baseline, privacy_profile=privacy_profile
+        )
+    except (ValueError, RuntimeError, TypeError, KeyError) as error:  # torchlens' typed refusals
+        raise OverlayUnavailableError(_refusal(MEMORY_OVERLAY, error, False)) from error
+    note = f"{size(timeline.persistent_bytes)} baseline (parameters, buffers) apart; {CAPTION}"
+    return overlay_over(collection, MEMORY_OVERLAY, MEMORY_PROVIDER, node_data, coverage, note=note)
+
+
 def _refusal(name: str, error: BaseException, custom: bool) -> str:
     cause = error.__cause__ or error.__context__
     if custom and isinstance(cause, Exception):  # torchlens chains what the user's function raised
@@ -238,7 +271,12 @@ def _refusal(name: str, error: BaseException, custom: bool) -> str:
 
 
 def overlay_over(
-    collection: dict[str, Any], name: str, provider: str, node_data: dict[str, Any], coverage: dict[str, Any]
+    collection: dict[str, Any],
+    name: str,
+    provider: str,
+    node_data: dict[str, Any],
+    coverage: dict[str, Any],
+    note: str = "",
 ) -> Overlay:
     """An Overlay of ``node_data`` (keyed by this collection's graph and node ids)."""
     labels = {
@@ -250,7 +288,7 @@ def overlay_over(
         for graph in collection["graphs"]
     }
     sizes = {str(graph["id"]): len(graph.get("nodes", ())) for graph in collection["graphs"]}
-    return Overlay(name, provider, node_data, coverage, sizes, labels)
+    return Overlay(name, provider, node_data, coverage, sizes, labels, note)
 
 
 class OverlayCache:

@@ -28,6 +28,9 @@ from torchlens.export._netron_emit import emit_model_json
 from torchlens.export._netron_fields import node_doc
 from torchlens.export._netron_records import NETRON_MODULE_DOMAIN, NetronNode, NetronProjection
 
+# torchlens' byte formatting ("480.1 MB"), as its own memory lines print sizes.
+from torchlens.utils.display import human_readable_size
+
 __all__ = [
     "NETRON_DISCLAIMER",
     "NETRON_MODULE_DOMAIN",
@@ -37,6 +40,7 @@ __all__ = [
     "build_node_data",
     "delta_node_data",
     "emit_model_json",
+    "human_readable_size",
     "netron_metadata_props",
     "node_doc",
     "pairwise_deltas",

@@ -27,10 +27,13 @@ class NodeLookup(Protocol):
     def labels_by_id(self) -> dict[str, str]: ...
 
 
-def _op_label(record: Any) -> str | None:
-    """The pass-qualified label of an op record, or of a layer's first pass."""
+def op_label(record: Any, *, single_pass: bool = False) -> str | None:
+    """The pass-qualified label of an op record, or of a layer's first pass (with ``single_pass``:
+    None for a layer of several passes, where no one pass stands for the others)."""
     op_labels = getattr(record, "op_labels", None)
     if op_labels:  # a Layer: all passes of one op; the first pass stands for it
+        if single_pass and len(op_labels) > 1:
+            return None
         return str(op_labels[0])
     label = getattr(record, "label", None)
     return str(label) if label else None
@@ -71,7 +74,7 @@ def resolve_name(log: Any, index: NodeLookup, name: str) -> str:
         raise NodeNotFoundError(
             f"No node named {name!r} in this graph. torchlens says: {error}{hint}"
         ) from None
-    label = _op_label(record)
+    label = op_label(record)
     node_id = index.id_of_label(label) if label else None
     if node_id is None:
         raise NodeNotFoundError(

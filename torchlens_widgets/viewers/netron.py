@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import functools
 import json
+import operator
 import re
 import tempfile
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -26,7 +27,7 @@ from .. import _export_cache
 from .._assets import AssetBundle
 from .._errors import NetronOptionError, NodeNotFoundError, ViewerAssetsError, ViewerNotAvailableError
 from .._gzip_json import gzip_json, gzip_text
-from .._overlays import ADDITIVE_OVERLAYS, Overlay
+from .._overlays import ADDITIVE_OVERLAYS, PEAK_OVERLAYS, Overlay
 from .._privacy import without_source_locations
 from .._protocol import NetronGraph, NetronOverlay, Reply, Role
 
@@ -76,6 +77,13 @@ def check_netron_options(depth: Any, show_buffers: Any) -> tuple[int, ShowBuffer
 
 
 GRANULARITIES = ("module", "op", "rolled")
+
+# How a module-call box gets a value from the ops inside it, per overlay: the sum of additive facts,
+# the largest of live bytes (the peak inside the call); the other overlays leave the box without one.
+_MODULE_BOX_VALUE: dict[str, Callable[[float, float], float]] = {
+    **dict.fromkeys(ADDITIVE_OVERLAYS, operator.add),
+    **dict.fromkeys(PEAK_OVERLAYS, max),
+}
 
 # The Netron files the app loads to open torchlens' ONNX JSON. flatbuffers.js is required even
 # for JSON: onnx.js imports it, and a failed import silently stops ONNX JSON from matching.
@@ -318,7 +326,8 @@ class NetronSource:
         """The overlay keyed by Netron node name (Netron has no node data: our host colours boxes).
 
         Module-call boxes get the sum of the ops inside them for additive facts (time, FLOPs,
-        bytes); for the others they carry no value and are drawn as "no value", never as zero.
+        bytes), the largest for live memory (the peak inside the call); for the others they carry no
+        value and are drawn as "no value", never as zero.
         """
         graph = "01-rolled" if self.granularity == "rolled" and "01-rolled" in overlay.node_data else None
         by_label = overlay.values_by_label(graph) if graph else overlay.values_by_label()
@@ -327,15 +336,16 @@ class NetronSource:
             name = self.index.id_of_label(label)
             if name is not None:
                 values.setdefault(name, value)
-        if overlay.name in ADDITIVE_OVERLAYS and self.granularity == "module":
+        combine = _MODULE_BOX_VALUE.get(overlay.name) if self.granularity == "module" else None
+        if combine is not None:
             parent = {entry.node_id: entry.graph for entry in self.index}
-            sums: dict[str, float] = {}
+            boxes: dict[str, float] = {}
             for name, value in values.items():
                 call = parent.get(name, "")
                 while call:
-                    sums[call] = sums.get(call, 0.0) + value
+                    boxes[call] = combine(boxes[call], value) if call in boxes else value
                     call = parent.get(call, "")
-            values.update(sums)
+            values.update(boxes)
         numbers = sorted(values.values())
         return NetronOverlay(
             title=overlay.provider,

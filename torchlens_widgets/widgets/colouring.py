@@ -94,6 +94,10 @@ class Colouring:
             if not from_view:
                 raise
             return
+        if overlay is self.overlay and overlay is not None:
+            # The overlay on screen put back after a refusal (the cache's same object): the graph
+            # drawn is already this one, so nothing is asked again.
+            return
         self.overlay = overlay
         with widget.hold_trait_notifications():
             widget.set_trait("notice", "")

@@ -16,7 +16,7 @@ from .._errors import (
     ViewerNotAvailableError,
 )
 from .._offline import DEFAULT_MAX_BYTES
-from .._overlays import Overlay, OverlayFunction
+from .._overlays import MEMORY_OVERLAY, Overlay, OverlayFunction
 from .._privacy import check_privacy_profile
 from .._protocol import (
     GraphParams,
@@ -37,6 +37,7 @@ from . import base
 from .base import DEFAULT_HEIGHT, DEFAULT_PRIVACY_PROFILE, Answers, ViewerWidget, unsubscriber
 from .colouring import DEFAULT_CHOICES, Colouring
 from .debugging import Debugging
+from .memory import MemoryAnswers
 from .nonfinite import NonFiniteAnswers, NonFiniteResult
 from .saving import SAVED_TRAITS, SavedView, save_explorer_html
 from .sources import TraceSources
@@ -90,6 +91,8 @@ class Explorer(ViewerWidget):
     # The toolbar's debug buttons: "first_divergence" (with a baseline), "first_nonfinite" and
     # "explain_nonfinite" (when the capture holds a NaN or an Inf).
     _debug_questions = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    # torchlens' memory summary in one line, shown in the status line while memory is shown ("" else).
+    _memory_line = traitlets.Unicode("").tag(sync=True)
 
     def __init__(
         self,
@@ -152,6 +155,7 @@ class Explorer(ViewerWidget):
             holding=self.hold_trait_notifications,
             on_known=self._refresh_questions,  # the toolbar offers its buttons once the answer is known
         )
+        self._memory = MemoryAnswers(self, log, self._debugging, record=lambda label: log[label])
         super().__init__(
             viewer=viewer,
             granularity=granularity,
@@ -166,6 +170,7 @@ class Explorer(ViewerWidget):
             _graph_rev=1,
         )
         self._colouring.publish()
+        self._memory.show(overlay == MEMORY_OVERLAY)
         self._refresh_questions()
         self._open(
             Answers(
@@ -222,6 +227,23 @@ class Explorer(ViewerWidget):
         """
         self._colouring.add(name, fn, current=self.overlay)
         return self
+
+    # ----- memory ---------------------------------------------------------------------------------
+
+    @property
+    def memory_summary(self) -> dict[str, Any]:
+        """torchlens' memory picture of the trace (``torchlens.observe``'s timeline and its estimated
+        liveness): ``peak_bytes``, ``peak_label`` and ``peak_module`` (the op and module at the peak),
+        ``persistent_baseline_bytes`` (parameters and buffers), ``category_totals``, ``absent`` (what
+        torchlens says it cannot see, e.g. no backward pass), and a one-line ``"line"``, also in the
+        status line while ``overlay == "memory"``. Estimated logical bytes, not allocator residency.
+        MemoryTimelineError where torchlens cannot build the timeline."""
+        return self._memory.summary()
+
+    def memory_peak(self) -> Any:
+        """Select and centre torchlens' memory peak (the op its liveness estimate peaks at), state the
+        summary in ``w.debug_status``, and return the op's record (None when no op is at the peak)."""
+        return self._memory.peak()
 
     # ----- debugging ------------------------------------------------------------------------------
 
@@ -384,6 +406,7 @@ class Explorer(ViewerWidget):
     def _on_overlay(self, change: dict[str, Any]) -> None:
         if self._ready:  # else still in __init__ (already applied)
             self._colouring.choose(change["old"], change["new"], from_view=self._set_by_view("overlay"))
+            self._memory.show(self.overlay == MEMORY_OVERLAY)
 
     @traitlets.validate("baseline")
     def _check_baseline(self, proposal: dict[str, Any]) -> Any:
