@@ -77,6 +77,10 @@ def test_the_memory_overlay_colours_both_viewers_and_netron_boxes_take_the_peak_
     w = tlw.explore(log, overlay="memory")
     content, buffers = ask(w, "graph", {})
     assert content["result"]["nodeData"] == {"name": "memory (live B above baseline per op)"}
+    assert w._overlay is not None and w._overlay.node_data  # the app's panel names it so too
+    assert {data["name"] for data in w._overlay.node_data.values()} == {
+        "memory (live B above baseline per op)"
+    }
     assert len(buffers) == 2
     by_label = w._overlay.values_by_label() if w._overlay else {}
     w.viewer = "netron"  # module granularity: module-call boxes drilled down

@@ -256,6 +256,8 @@ def memory_overlay(log: Any, collection: dict[str, Any], privacy_profile: str = 
         )
     except (ValueError, RuntimeError, TypeError, KeyError) as error:  # torchlens' typed refusals
         raise OverlayUnavailableError(_refusal(MEMORY_OVERLAY, error, False)) from error
+    # torchlens names a callable's provider "callable:<function>"; the app's panel and legend show ours.
+    node_data = {graph: {**data, "name": MEMORY_PROVIDER} for graph, data in node_data.items()}
     note = f"{size(timeline.persistent_bytes)} baseline (parameters, buffers) apart; {CAPTION}"
     return overlay_over(collection, MEMORY_OVERLAY, MEMORY_PROVIDER, node_data, coverage, note=note)
 
