@@ -78,6 +78,8 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
           }
         : undefined,
   });
+  // The ops a panel names (the tensors alive at an op) select as a click on the graph does.
+  for (const panel of inspection.panels) panel.setSelectHandler(onSelect);
   const debugButtons = new DebugButtons(model, view, channel, life, statusText);
   debugButtons.offerLineage(kind, inspection);
   debugButtons.refresh();

@@ -5,6 +5,7 @@
 // Everything from the kernel is data: it only ever reaches the DOM through textContent and attributes,
 // never innerHTML. The numbers and pixels it draws come from js/inspector-values.ts.
 import { viewBytes } from "./bytes";
+import { MEMORY_STYLES, memoryBox } from "./inspector-memory";
 import { nonFiniteBox, NONFINITE_STYLES } from "./inspector-nonfinite";
 import { DASH, formatNumber } from "./number-format";
 import {
@@ -36,6 +37,7 @@ export class InspectorPanel {
   private readonly doc: Document;
   private resetTimer: ReturnType<typeof setTimeout> | undefined;
   private onLineage: ((direction: LineageDirection) => void) | null = null;
+  private onSelect: ((nodeId: string) => void) | null = null;
 
   constructor(doc: Document = document) {
     this.doc = doc;
@@ -50,6 +52,7 @@ export class InspectorPanel {
     if (this.onLineage && LINEAGE_KINDS.has(header.kind)) parts.push(this.lineageButtons(this.onLineage));
     if (header.exception) parts.push(this.exceptionBox(header.exception));
     if (header.nonfinite) parts.push(nonFiniteBox(this.doc, header.nonfinite));
+    if (header.memory) parts.push(memoryBox(this.doc, header.memory, this.onSelect));
     parts.push(this.factsTable(header.facts));
     if (header.baseline) parts.push(this.baselineSection(header.baseline, buffers));
     if (header.value) parts.push(this.valueSection(header.value, buffers));
@@ -61,6 +64,11 @@ export class InspectorPanel {
   /** Shows "upstream"/"downstream" buttons on the nodes it draws from now on (null: none). */
   setLineageHandler(onLineage: ((direction: LineageDirection) => void) | null): void {
     this.onLineage = onLineage;
+  }
+
+  /** Makes the ops the panel names links that select them (null: plain text, nothing to tell). */
+  setSelectHandler(onSelect: ((nodeId: string) => void) | null): void {
+    this.onSelect = onSelect;
   }
 
   /** Nothing selected. */
@@ -304,4 +312,5 @@ export const INSPECTOR_STYLES = `
 .tlw-insp-axis { display: flex; justify-content: space-between; font-size: 11px;
   font-family: var(--jp-code-font-family, monospace); color: var(--jp-ui-font-color2, #555); }
 .tlw-insp-heat canvas { display: block; max-width: 100%; image-rendering: pixelated; border: 1px solid var(--jp-border-color2, #d0d0d0); }
-${NONFINITE_STYLES}`;
+${NONFINITE_STYLES}
+${MEMORY_STYLES}`;

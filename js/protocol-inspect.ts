@@ -118,6 +118,33 @@ export interface BaselineSection {
   message?: string;
 }
 
+/** A byte count with torchlens' own text for it ("3.1 MB"); `name` is a category of its timeline. */
+export interface MemoryBytes {
+  name: string;
+  bytes: number;
+  text: string;
+}
+
+/** A tensor alive while the op ran: the op that produced it, and that op's node on screen ("" for none). */
+export interface AliveTensorRow extends MemoryBytes {
+  label: string;
+  node_id: string;
+}
+
+/** The op in torchlens' memory picture (the memory overlay on): bytes alive when it ran, the largest
+ * of those tensors, torchlens' rollup of its module. */
+export interface MemorySection {
+  live_bytes: number;
+  live_text: string;
+  above_baseline_text: string;
+  baseline_text: string;
+  caption: string;
+  alive: AliveTensorRow[];
+  alive_count: number;
+  module: string;
+  module_rollup: MemoryBytes[];
+}
+
 interface PanelReply {
   label: string;
   /** A partial capture's failing op: the exception it raised, e.g. "RuntimeError: shape mismatch". */
@@ -126,6 +153,8 @@ interface PanelReply {
   nonfinite?: NonFiniteFacts;
   /** An explorer with a baseline: the node against it. */
   baseline?: BaselineSection;
+  /** An op while the memory overlay is on: what torchlens estimates alive when it ran. */
+  memory?: MemorySection;
   title: string;
   privacy_profile: string;
   expression: string;
@@ -164,12 +193,14 @@ export function parseInspectReply(result: unknown): InspectReply {
   if (exception !== undefined && exception !== null && typeof exception !== "string") fail(what, "'exception' is not text");
   const nonfinite = value.nonfinite === undefined || value.nonfinite === null ? null : parseNonFinite(value.nonfinite);
   const baseline = value.baseline === undefined || value.baseline === null ? null : parseBaseline(value.baseline);
+  const memory = value.memory === undefined || value.memory === null ? null : parseMemory(value.memory);
   return {
     kind,
     label: string(what, value, "label"),
     ...(typeof exception === "string" && exception ? { exception } : {}),
     ...(nonfinite ? { nonfinite } : {}),
     ...(baseline ? { baseline } : {}),
+    ...(memory ? { memory } : {}),
     title: string(what, value, "title"),
     privacy_profile: typeof value.privacy_profile === "string" ? value.privacy_profile : "",
     expression: string(what, value, "expression"),
@@ -220,4 +251,32 @@ function parseNonFinite(raw: unknown): NonFiniteFacts {
     return row as unknown as InputRangeRow;
   });
   return { role, source: string(what, value, "source"), inputs };
+}
+
+function memoryBytes(what: string, item: unknown): MemoryBytes {
+  const row = object(what, item);
+  if (typeof row.bytes !== "number" || !Number.isFinite(row.bytes)) fail(what, "'bytes' is not a number");
+  return { name: string(what, row, "name"), bytes: row.bytes, text: string(what, row, "text") };
+}
+
+function parseMemory(raw: unknown): MemorySection {
+  const what = "inspector reply's memory section";
+  const value = object(what, raw);
+  for (const key of ["live_bytes", "alive_count"] as const)
+    if (typeof value[key] !== "number" || !Number.isFinite(value[key])) fail(what, `'${key}' is not a number`);
+  const alive = array(what, value, "alive").map((item) => {
+    const row = object(what, item);
+    return { ...memoryBytes(what, row), label: string(what, row, "label"), node_id: string(what, row, "node_id") };
+  });
+  return {
+    live_bytes: value.live_bytes as number,
+    live_text: string(what, value, "live_text"),
+    above_baseline_text: string(what, value, "above_baseline_text"),
+    baseline_text: string(what, value, "baseline_text"),
+    caption: string(what, value, "caption"),
+    alive,
+    alive_count: value.alive_count as number,
+    module: string(what, value, "module"),
+    module_rollup: array(what, value, "module_rollup").map((item) => memoryBytes(what, item)),
+  };
 }

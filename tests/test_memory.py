@@ -208,6 +208,42 @@ def test_an_ops_module_rollup_is_torchlens_module_rollup(
     assert timeline.rollup("") is None
 
 
+def test_the_inspector_shows_torchlens_memory_of_the_selected_op_while_memory_is_on(
+    log: Any, torchlens_answer: tuple[dict[str, Any], dict[str, Any]]
+) -> None:
+    artifact, liveness = torchlens_answer
+    timeline = memory_timeline(log)
+    label = timeline.peak_label
+    assert label is not None
+    w = tlw.explore(log).select(label)
+    assert "memory" not in ask(w, "inspect")[0]["result"]
+    rev = w._inspect_rev
+    w.overlay = "memory"
+    assert w._inspect_rev == rev + 1  # every view asks the selection's facts again
+    section = ask(w, "inspect")[0]["result"]["memory"]
+    assert section["live_bytes"] == liveness["peak_bytes"]
+    assert section["caption"] == CAPTION
+    # The largest tensors torchlens counts alive then, each with its producer as drawn on screen.
+    alive = timeline.alive_at(label)
+    assert section["alive_count"] == len(alive) > len(section["alive"]) == 8
+    assert [(row["label"], row["bytes"]) for row in section["alive"]] == [
+        (t.label, t.bytes) for t in alive[:8]
+    ]
+    assert all(row["node_id"] == w._source.index.id_of_label(row["label"]) for row in section["alive"])
+    # torchlens' rollup of the op's module (lm_head), its non-zero categories.
+    rollup = observe.module_rollup(artifact, depth=1)["rows"]["lm_head"]
+    assert section["module"] == "lm_head"
+    assert {row["name"]: row["bytes"] for row in section["module_rollup"]} == {
+        k: v for k, v in rollup.items() if v
+    }
+    # A link selects its op as a click does (the view sets selected_node to the row's node id).
+    second = section["alive"][1]
+    w.selected_node = second["node_id"]
+    assert w.selected_label == second["label"]
+    w.overlay = "time"
+    assert w._inspect_rev == rev + 2 and "memory" not in ask(w, "inspect")[0]["result"]
+
+
 # ----- refusals -----------------------------------------------------------------------------------
 
 

@@ -129,6 +129,9 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
     # Why non-finite: the producer (log of a negative) selected, its panel with its inputs' ranges.
     out["debug-explain-nonfinite"] = _sample("", "debug", {"question": "explain_nonfinite"}, square)
     out["inspect-nonfinite"] = _sample("", "inspect", {}, square)
+    # The memory overlay on: the op's bytes alive, the tensors alive then (links), its module's rollup.
+    memory = tlw.explore(tiny, overlay="memory").select("relu_1_2:1")
+    out["inspect-memory"] = _sample("", "inspect", {}, memory)
     explorer.select("linear_1_1")
     out["debug-lineage"] = _sample("", "debug", {"question": "lineage", "direction": "downstream"}, explorer)
     # A forward pass stopped at its first non-finite output: the failing op's panel names the exception.
@@ -177,6 +180,7 @@ NAMES = (
     "inspect-baseline",
     "inspect-partial",
     "inspect-nonfinite",
+    "inspect-memory",
     "response-text-gateway",
     "debug-first-divergence",
     "debug-first-nonfinite",

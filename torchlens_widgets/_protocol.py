@@ -287,6 +287,42 @@ class BaselineSection(TypedDict):
     message: NotRequired[str]  # why there is no difference: "not in gpt2_3", shapes differ, a module box
 
 
+class MemoryBytes(TypedDict):
+    """A byte count with torchlens' own text for it ("3.1 MB"), and what it counts."""
+
+    name: str  # a category of torchlens' timeline ("activation", "parameter", ...)
+    bytes: int
+    text: str
+
+
+class AliveTensorRow(MemoryBytes):
+    """A tensor alive while the selected op ran: ``name`` is its category, ``label`` the op that produced
+    it and ``node_id`` that op in the viewer on screen ("" where it draws none: not a link)."""
+
+    label: str
+    node_id: str
+
+
+class MemorySection(TypedDict):
+    """The selected op in torchlens' memory picture, while the memory overlay is on: the bytes alive
+    when it ran (its estimate: logical bytes, not allocator residency), the largest of those tensors,
+    and torchlens' module rollup of the module it ran in."""
+
+    live_bytes: int
+    live_text: str
+    above_baseline_text: str  # the live bytes less the persistent baseline (what the overlay colours)
+    baseline_text: str
+    caption: str
+    alive: list[AliveTensorRow]  # the largest first, at most MEMORY_ALIVE_ROWS
+    alive_count: int  # how many tensors torchlens counts alive then
+    module: str  # the module's address, "" at the top level
+    module_rollup: list[MemoryBytes]  # its bytes by category (non-zero only); [] at the top level
+
+
+# The most tensors alive at an op the inspector lists.
+MEMORY_ALIVE_ROWS = 8
+
+
 RecordKind = Literal["op", "layer", "module", "module_call", "difference", "other"]
 
 
@@ -313,6 +349,8 @@ class InspectRecord(TypedDict):
     nonfinite: NotRequired[NonFiniteFacts]
     # An explorer with a baseline: the node against it (the buffers it points to follow the record's).
     baseline: NotRequired[BaselineSection]
+    # An op while the memory overlay is on: what torchlens estimates alive when it ran.
+    memory: NotRequired[MemorySection]
 
 
 InspectResult = InspectNone | InspectRecord

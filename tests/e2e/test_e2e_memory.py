@@ -83,12 +83,34 @@ def test_the_memory_overlay_from_the_toolbar_recolours_model_explorer_in_place(
     session.root.screenshot(path=str(artifacts / "memory-model-explorer.png"))
 
 
+def test_memory_peak_fills_the_inspector_and_a_tensor_alive_there_selects_its_producer(
+    session: Session, artifacts: Any
+) -> None:
+    kernel = session.kernel
+    kernel.run("peak = w.memory_peak()")
+    label = kernel.value("peak.label")
+    kernel.wait_for("w.selected_label", label, timeout=30)
+    inspector = session.root.locator(".tlw-inspector")
+    box = inspector.locator(".tlw-insp-memory")
+    expect(box).to_contain_text("alive when it ran", timeout=30_000)
+    expect(box).to_contain_text("module lm_head")
+    links = box.locator(".tlw-insp-memory-link")
+    expect(links.first).to_have_text(label)  # the largest tensor alive at the peak: the op's own output
+    producer = links.nth(1).inner_text()
+    assert producer != label
+    links.nth(1).click()
+    kernel.wait_for("w.selected_label", producer, timeout=30)
+    expect(inspector.locator(".tlw-insp-expr")).to_have_text(f'log["{producer}"]', timeout=30_000)
+    session.root.screenshot(path=str(artifacts / "memory-inspector.png"))
+
+
 def test_the_memory_overlay_colours_netrons_boxes_and_module_calls_by_the_peak_inside(
     session: Session, artifacts: Any
 ) -> None:
     kernel = session.kernel
     drawn = kernel.draws("w")
-    kernel.run("w.overlay = ''\nw.viewer = 'netron'")
+    # No selection: Netron opens its root graph (a selection inside a module call would drill into it).
+    kernel.run("w.overlay = ''\nw.selected_node = ''\nw.viewer = 'netron'")
     kernel.wait_drawn("w", since=drawn, timeout=120)
     graph = session.frame.locator("#canvas")
     expect(graph).to_be_visible(timeout=30_000)

@@ -353,6 +353,36 @@ describe("InspectorPanel", () => {
     expect(root.findAll((n) => n.className === "tlw-insp-baseline")).toHaveLength(0);
   });
 
+  it("shows the op's memory as the kernel sent it: each tensor alive a link that selects its producer", () => {
+    const { result } = JSON.parse(readFileSync(path.resolve(__dirname, "../fixtures/protocol/inspect-memory.json"), "utf8"));
+    const reply = parseInspectReply(result);
+    if (reply.kind === "none" || !reply.memory) throw new Error("the fixture selects an op with the memory overlay on");
+    const panel = new InspectorPanel(fakeDocument());
+    const root = panel.root as unknown as FakeNode;
+    const links = () => root.findAll((n) => n.className === "tlw-insp-memory-link");
+    panel.update(reply, []);
+    const [box] = root.findAll((n) => n.className === "tlw-insp-memory");
+    expect(box.textContent).toContain("472 B alive when it ran");
+    expect(box.textContent).toContain("240 B above the 232 B baseline; estimated logical bytes, not allocator residency");
+    expect(box.textContent).toContain("module act");
+    expect(links()).toHaveLength(0); // no kernel to tell (a saved page): the ops are plain text
+    const selected: string[] = [];
+    panel.setSelectHandler((nodeId) => selected.push(nodeId));
+    panel.update(reply, []);
+    expect(links().map((n) => n.textContent)).toEqual(reply.memory.alive.map((row) => row.label));
+    links()[0].listeners.click[0]();
+    expect(selected).toEqual([reply.memory.alive[0].node_id]);
+    // A producer the viewer does not draw is named, not linked; a hostile label stays text.
+    const hostile = "<img src=x onerror=alert(1)>";
+    const alive = [{ ...reply.memory.alive[0], label: hostile, node_id: "" }];
+    panel.update({ ...reply, memory: { ...reply.memory, alive } }, []);
+    expect(links()).toHaveLength(0);
+    expect(root.findAll((n) => n.tagName === "img")).toHaveLength(0);
+    expect(root.findAll((n) => n.className === "tlw-insp-memory")[0].textContent).toContain(hostile);
+    panel.update(headerWith("t"), []); // memory off: no box
+    expect(root.findAll((n) => n.className === "tlw-insp-memory")).toHaveLength(0);
+  });
+
   it("ships its styles scoped under .tlw-inspector", () => {
     expect(INSPECTOR_STYLES).toContain(".tlw-inspector");
     for (const rule of INSPECTOR_STYLES.split("}")

@@ -49,6 +49,7 @@ const INSPECTS: [string, InspectReply["kind"]][] = [
   ["inspect-module", "module"],
   ["inspect-difference", "difference"],
   ["inspect-baseline", "op"],
+  ["inspect-memory", "op"],
 ];
 
 describe("the kernel's sample replies", () => {
@@ -168,6 +169,21 @@ describe("the kernel's sample replies", () => {
     expect(() => parseInspectReply({ ...(result as object), baseline: { ...section, reference: 3 } })).toThrow("'reference'");
     expect(() => parseInspectReply({ ...(result as object), baseline: { ...section, value: { status: "x" } } })).toThrow("'status'");
     expect(() => parseInspectReply({ ...(result as object), baseline: { ...section, message: 1 } })).toThrow("'message'");
+  });
+
+  it("an op's panel with the memory overlay on carries torchlens' bytes, the tensors alive and its module's rollup", () => {
+    const { result } = sample("inspect-memory");
+    const parsed = parseInspectReply(result);
+    if (parsed.kind === "none") throw new Error("the sample selects an op");
+    expect(parsed.memory?.live_bytes).toBe(472);
+    expect(parsed.memory?.alive.map((row) => row.label)).toContain("relu_1_2:1");
+    expect(parsed.memory?.module_rollup.length).toBeGreaterThan(0);
+    const section = (result as { memory: object }).memory;
+    expect(() => parseInspectReply({ ...(result as object), memory: { ...section, live_bytes: "1" } })).toThrow("'live_bytes'");
+    expect(() =>
+      parseInspectReply({ ...(result as object), memory: { ...section, alive: [{ name: "a", bytes: 1, text: "1 B" }] } }),
+    ).toThrow("'label'");
+    expect(parseInspectReply(sample("inspect-op").result)).not.toHaveProperty("memory");
   });
 
   it("error is a failed response with the kernel's message", () => {

@@ -30,6 +30,7 @@ from .._protocol import (
 from .._trace import require_trace
 from ..graph_model import TraceGraph
 from ..inspector.difference import baseline_section
+from ..inspector.memory import memory_section
 from ..inspector.reply import inspect_record
 from ..viewers import VIEWERS, ViewerSource
 from ..viewers.netron import DEFAULT_DEPTH, DEFAULT_SHOW_BUFFERS, check_granularity, check_netron_options
@@ -406,7 +407,10 @@ class Explorer(ViewerWidget):
     def _on_overlay(self, change: dict[str, Any]) -> None:
         if self._ready:  # else still in __init__ (already applied)
             self._colouring.choose(change["old"], change["new"], from_view=self._set_by_view("overlay"))
-            self._memory.show(self.overlay == MEMORY_OVERLAY)
+            if MEMORY_OVERLAY in (change["old"], change["new"]) and self.overlay != change["old"]:
+                with self.hold_trait_notifications():  # the inspector's memory section comes or goes
+                    self._memory.show(self.overlay == MEMORY_OVERLAY)
+                    self._inspect_rev += 1
 
     @traitlets.validate("baseline")
     def _check_baseline(self, proposal: dict[str, Any]) -> Any:
@@ -492,6 +496,11 @@ class Explorer(ViewerWidget):
             return InspectNone(kind="none", label=""), []
         return self._inspect_label(label)
 
+    def _drawn_node_id(self, label: str) -> str:
+        """The node the view on screen draws ``label`` as ("" for none): what a link to it selects."""
+        node_id = self._source.index.id_of_label(label)
+        return node_id or ""
+
     def _inspect_label(self, label: str) -> Reply[InspectRecord]:
         record = self._source.record(label)
         header, buffers = inspect_record(self._log, record, label, privacy_profile=self._privacy_profile)
@@ -501,6 +510,10 @@ class Explorer(ViewerWidget):
         nonfinite = self._nonfinite.facts(label)
         if nonfinite is not None:
             header["nonfinite"] = nonfinite
+        if self.overlay == MEMORY_OVERLAY:  # what the colours say of this op, in bytes
+            memory = memory_section(self._memory.timeline, label, self._drawn_node_id)
+            if memory is not None:
+                header["memory"] = memory
         facts = self._colouring.facts
         if facts is not None and self.baseline is not None:  # never under "public": refused there
             header["baseline"] = baseline_section(self._log, self.baseline, facts, label, record, buffers)
