@@ -149,6 +149,22 @@ def test_the_memory_summary_is_torchlens_peak_baseline_totals_and_absences(
     assert json.loads(json.dumps(summary, allow_nan=False)) == summary  # valid JSON as it stands
 
 
+def test_a_trace_with_a_backward_pass_says_torchlens_estimate_covers_the_forward_only() -> None:
+    torch.manual_seed(0)
+    options = tl.options.CaptureOptions(save_grads=True)
+    model = TinyMLP()  # kept alive: torchlens reads parameter gradients through live references
+    log = tl.trace(model, torch.randn(2, 4, requires_grad=True), capture=options)
+    log[log.layer_list[-1].label].out.sum().backward()
+    artifact = observe.memory_timeline_v2(log)
+    summary = tlw.explore(log).memory_summary
+    assert artifact["category_totals"]["op_gradient"] > 0  # torchlens' timeline holds the backward phase
+    assert summary["backward_captured"] and summary["category_totals"] == artifact["category_totals"]
+    assert artifact["category_totals"]["parameter_gradient"] > 0
+    assert summary["absent"].get("parameter_gradient") == artifact["parameter_gradient_note"] is None
+    assert summary["line"].endswith("; torchlens' estimate covers the forward pass only)")
+    assert summary["excluded"]["backward_phases"] == "the v1 estimate is a forward-phase view"
+
+
 def test_memory_peak_selects_torchlens_peak_op_in_both_viewers_and_returns_its_record(
     log: Any, torchlens_answer: tuple[dict[str, Any], dict[str, Any]]
 ) -> None:
