@@ -1,6 +1,6 @@
 // The kernel-browser protocol, written down once on this side (the kernel's side is
-// torchlens_widgets/_protocol.py): the response envelope, and the replies to the four requests a
-// view makes (`assets`, `graph`, `inspect`, `debug`), each as a discriminated union with a parser that checks
+// torchlens_widgets/_protocol.py): the response envelope, and the replies to the five requests a
+// view makes (`assets`, `graph`, `inspect`, `debug`, `memory_timeline`), each as a discriminated union with a parser that checks
 // what arrives before any view code reads it. tests/js/protocol-contract.test.ts parses the sample
 // replies pytest writes (tests/fixtures/protocol/) with these same parsers.
 
@@ -76,7 +76,7 @@ export interface RequestMessage {
   buffers?: "base64";
 }
 
-export type RequestMethod = "assets" | "graph" | "inspect" | "debug";
+export type RequestMethod = "assets" | "graph" | "inspect" | "debug" | "memory_timeline";
 
 /**
  * Why a reply's buffers came as base64 text: the view asked (VS Code), the kernel was launched through
@@ -264,6 +264,10 @@ export function parseGraphReply(viewer: Viewer, result: unknown, bufferCount: nu
 // ----- inspect: js/protocol-inspect.ts (the inspector's panels) --------------------------------------
 
 export * from "./protocol-inspect";
+
+// ----- memory_timeline: js/protocol-timeline.ts (the memory strip under the graph) ---------------------
+
+export * from "./protocol-timeline";
 
 // ----- debug --------------------------------------------------------------------------------------------
 

@@ -43,6 +43,8 @@ export interface WidgetTraits {
   debug_status?: string;
   /** torchlens' memory summary in one line while the memory overlay is shown ("" otherwise). */
   _memory_line?: string;
+  /** The strip under the graph: "memory" (torchlens' live bytes over execution order) or null (hidden). */
+  timeline?: string | null;
   /** Netron: module grouping depth and when buffers are drawn (kernel-side options of the export). */
   depth?: number;
   show_buffers?: string;
@@ -93,6 +95,7 @@ export const WIDGET_TRAIT_NAMES = [
   "_debug_questions",
   "debug_status",
   "_memory_line",
+  "timeline",
   "depth",
   "show_buffers",
   "_picture",

@@ -35,6 +35,7 @@ from torchlens_widgets._protocol import (
     PICTURE_MAX_CHARS,
     PICTURE_PREFIXES,
     RECORDING_FORMAT,
+    TIMELINES,
 )
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "protocol"
@@ -132,6 +133,9 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
     # The memory overlay on: the op's bytes alive, the tensors alive then (links), its module's rollup.
     memory = tlw.explore(tiny, overlay="memory").select("relu_1_2:1")
     out["inspect-memory"] = _sample("", "inspect", {}, memory)
+    # The memory strip: torchlens' series over execution order, its categories, the op at each point.
+    memory.timeline = "memory"
+    out["memory-timeline"] = _sample("", "memory_timeline", {}, memory)
     explorer.select("linear_1_1")
     out["debug-lineage"] = _sample("", "debug", {"question": "lineage", "direction": "downstream"}, explorer)
     # A forward pass stopped at its first non-finite output: the failing op's panel names the exception.
@@ -153,6 +157,7 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
         "highlight_role_fills": HIGHLIGHT_ROLE_FILLS,
         "inspector_width": INSPECTOR_WIDTH,
         "min_inspector_width": MIN_INSPECTOR_WIDTH,
+        "timelines": list(TIMELINES),
         "widget_traits": synced_traits(),
     }
     return out
@@ -181,6 +186,7 @@ NAMES = (
     "inspect-partial",
     "inspect-nonfinite",
     "inspect-memory",
+    "memory-timeline",
     "response-text-gateway",
     "debug-first-divergence",
     "debug-first-nonfinite",

@@ -92,6 +92,10 @@ class MemoryTimelineError(OverlayUnavailableError):
         )
 
 
+class TimelineNameError(TorchlensWidgetsError, ValueError):
+    """``w.timeline`` set to something other than a strip it can show (``"memory"``) or None."""
+
+
 class SaveSizeError(TorchlensWidgetsError, ValueError):
     """save_html() cannot fit even the viewer and the graph in ``max_bytes`` (the message says how many)."""
 

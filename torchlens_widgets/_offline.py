@@ -121,8 +121,9 @@ def _recording_head(
     graphs: Mapping[str, tuple[Reply, str]],
     refused: Mapping[str, str],
     labels: Mapping[str, str],
+    timeline: Reply | None,
 ) -> dict[str, Any]:
-    return {
+    head: dict[str, Any] = {
         "format": RECORDING_FORMAT,
         "state": dict(state),
         "assets": pool.reply(assets),
@@ -133,6 +134,9 @@ def _recording_head(
         "refused": dict(refused),
         "labels": dict(labels),
     }
+    if timeline is not None:  # the memory strip's reply (js/offline.ts answers memory_timeline with it)
+        head["timeline"] = pool.reply(timeline)
+    return head
 
 
 def _page_frame(title: str) -> tuple[str, str]:
@@ -182,6 +186,7 @@ def write_page(
     refused: Mapping[str, str],
     labels: Mapping[str, str],
     inspect: Callable[[str], Reply] | None,
+    timeline: Reply | None = None,
     first: str = "",
     max_bytes: int = DEFAULT_MAX_BYTES,
     progress: Callable[[int], None] = lambda done: None,
@@ -200,7 +205,7 @@ def write_page(
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryFile() as spool:
         pool = BufferPool(spool)
-        head = _recording_head(pool, state, assets, graphs, refused, labels)
+        head = _recording_head(pool, state, assets, graphs, refused, labels, timeline)
         frame_head, frame_tail = _page_frame(title)
         opening = (
             frame_head + _json({"bundle": bundle})[:-1] + ',"recording":' + _json(head)[:-1] + ',"inspect":{'

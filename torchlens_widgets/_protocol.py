@@ -1,11 +1,11 @@
 """The kernel <-> browser protocol, written down once: every request, reply and shared constant.
 
-A view asks (``assets``, ``graph``, ``inspect``, ``debug``) over the widget's custom messages and the kernel
-answers with a JSON ``result`` plus binary buffers (``_channel.py`` has the envelope; why it is not
-anywidget's experimental ``command``: docs/ARCHITECTURE.md). ``js/protocol.ts`` is the browser's copy
-of these shapes; ``tests/test_protocol_fixtures.py`` writes a sample of each reply to
-``tests/fixtures/protocol/`` and the vitest suite type-checks the browser's side against them, so the two
-cannot drift apart silently.
+A view asks (``assets``, ``graph``, ``inspect``, ``debug``, ``memory_timeline``) over the widget's
+custom messages and the kernel answers with a JSON ``result`` plus binary buffers (``_channel.py`` has
+the envelope; why it is not anywidget's experimental ``command``: docs/ARCHITECTURE.md).
+``js/protocol.ts`` is the browser's copy of these shapes; ``tests/test_protocol_fixtures.py`` writes a
+sample of each reply to ``tests/fixtures/protocol/`` and the vitest suite type-checks the browser's side
+against them, so the two cannot drift apart silently.
 
 Names in camelCase (``nodeData``, ``paneNodeData``) are the ones Model Explorer's own API uses.
 """
@@ -35,7 +35,7 @@ ViewerName = Literal["model-explorer", "netron"]
 # How an answer marks a node apart from a plain highlight (HIGHLIGHT_ROLE_STYLES).
 HighlightRole = Literal["producer", "propagated", "ranked"]
 NonFiniteRole = Literal["producer", "propagated"]
-Method = Literal["assets", "graph", "inspect", "debug"]
+Method = Literal["assets", "graph", "inspect", "debug", "memory_timeline"]
 BufferEncoding = Literal["binary", "base64"]
 # Why a reply's buffers came as base64 text: the view asked (VS Code), the kernel was launched through a
 # gateway whose relay passes no binary frames, or the user's setting (``_transport.py``).
@@ -397,3 +397,35 @@ class DebugResult(TypedDict):
 
     status: str
     labels: list[str]
+
+
+# ----- memory_timeline ----------------------------------------------------------------------------
+
+# What ``w.timeline`` may show under the graph (None hides the strip).
+TIMELINES = ("memory",)
+
+
+class MemoryTimelineParams(TypedDict):
+    pass  # the strip of the widget's trace, its node ids those of the viewer on screen
+
+
+class MemoryTimelineResult(TypedDict):
+    """The memory strip (``w.timeline = "memory"``): torchlens' estimated live bytes over execution
+    order, one entry per point of its series in every list. A view asks once, and again only when the
+    viewer or granularity changes (``node_ids`` are the viewer's). Plain ints and strings: valid JSON."""
+
+    ordinals: list[int]  # torchlens' execution ordinals of its series' points
+    live: list[int]  # torchlens' live bytes at each, the persistent baseline included (its series as is)
+    # torchlens' live categories the bytes above the baseline split into, and per category the bytes at
+    # each point (same rows and death rules as the inspector's tensors alive); they add up to ``live``
+    # less the baseline at every point, else ``categories`` is ["live"] and the one band is that.
+    categories: list[str]
+    bands: list[list[int]]
+    labels: list[str]  # the op that ran at each point, as the viewers label it ("" for none)
+    node_ids: list[str]  # that op in the viewer on screen ("" where it draws none: a click selects nothing)
+    baseline_bytes: int  # torchlens' persistent baseline (parameters, buffers): below the strip, not drawn
+    baseline_text: str  # torchlens' own text for it ("474.7 MB")
+    peak_bytes: int
+    peak_text: str
+    peak_ordinal: int
+    caption: str  # what kind of figure these are ("estimated logical bytes, not allocator residency")

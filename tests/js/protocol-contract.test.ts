@@ -18,11 +18,14 @@ import {
   parseDebugReply,
   parseGraphReply,
   parseInspectReply,
+  parseMemoryTimelineReply,
   parseResponse,
   RECORDING_FORMAT,
+  TIMELINES,
   type GraphReply,
   type InspectReply,
 } from "../../js/protocol";
+import { formatBytes } from "../../js/strip-columns";
 import { WIDGET_TRAIT_NAMES } from "../../js/traits";
 
 const FIXTURES = path.resolve(__dirname, "../fixtures/protocol");
@@ -61,6 +64,7 @@ describe("the kernel's sample replies", () => {
       "error",
       "constants",
       "response-text-gateway",
+      "memory-timeline",
       ...GRAPHS.map(([name]) => name),
       ...INSPECTS.map(([name]) => name),
     ];
@@ -186,6 +190,28 @@ describe("the kernel's sample replies", () => {
     expect(parseInspectReply(sample("inspect-op").result)).not.toHaveProperty("memory");
   });
 
+  it("the memory strip's series is torchlens' live bytes, split into its categories, an op per point", () => {
+    const { method, result } = sample("memory-timeline");
+    expect(method).toBe("memory_timeline");
+    const reply = parseMemoryTimelineReply(result);
+    expect(reply.categories).toEqual(["input", "activation"]);
+    reply.live.forEach((live, index) => {
+      expect(reply.bands.reduce((sum, band) => sum + band[index], reply.baseline_bytes)).toBe(live);
+    });
+    expect(Math.max(...reply.live)).toBe(reply.peak_bytes);
+    expect(reply.labels[reply.ordinals.indexOf(reply.peak_ordinal)]).toBe("relu_1_2:1");
+    expect(reply.node_ids.every(Boolean)).toBe(true);
+    // The strip writes bytes as torchlens does: the kernel's texts are torchlens' own.
+    expect(formatBytes(reply.peak_bytes)).toBe(reply.peak_text);
+    expect(formatBytes(reply.baseline_bytes)).toBe(reply.baseline_text);
+    // Lists of another length, a non-finite number (NaN reaches JSON only as null), a band too few.
+    const broken = result as Record<string, unknown>;
+    expect(() => parseMemoryTimelineReply({ ...broken, labels: ["a"] })).toThrow("'labels' has 1 points for 3");
+    expect(() => parseMemoryTimelineReply({ ...broken, live: [1, null, 3] })).toThrow("'live' holds a non-number");
+    expect(() => parseMemoryTimelineReply({ ...broken, bands: [[1, 2, 3]] })).toThrow("1 bands for 2 categories");
+    expect(() => parseMemoryTimelineReply({ ...broken, peak_bytes: -1 })).toThrow("'peak_bytes'");
+  });
+
   it("error is a failed response with the kernel's message", () => {
     const response = parseResponse(read("error"));
     expect(response?.ok).toBe(false);
@@ -212,6 +238,7 @@ describe("the kernel's sample replies", () => {
       highlight_role_fills: HIGHLIGHT_ROLE_FILLS,
       inspector_width: INSPECTOR_WIDTH,
       min_inspector_width: MIN_INSPECTOR_WIDTH,
+      timelines: TIMELINES,
       widget_traits: [...WIDGET_TRAIT_NAMES].sort(),
     });
   });

@@ -128,6 +128,31 @@ class MemoryTimeline:
         ]
         return sorted(alive, key=lambda tensor: -tensor.bytes)
 
+    def live_by_category(self) -> dict[str, list[int]]:
+        """For each point of torchlens' series (in ``series`` order), the bytes alive then in each of its
+        live categories (input, activation), above the persistent baseline: the same rows and death
+        rules as :meth:`alive_at`, swept once over execution order. With the baseline they add up to
+        torchlens' live bytes at every point (``strip.py`` checks it before drawing them apart)."""
+        ordinals = [ordinal for ordinal, _live in self.series]
+        # Bytes born and dying per ordinal and category; a running sum gives what is alive at each.
+        change: dict[str, dict[int, int]] = {category: {} for category in _LIVE_CATEGORIES}
+        for row in self._events:
+            steps = change[str(row["category"])]
+            born, died = int(row["ordinal"]), self._death(row) + 1
+            steps[born] = steps.get(born, 0) + int(row["bytes"])
+            steps[died] = steps.get(died, 0) - int(row["bytes"])
+        bands: dict[str, list[int]] = {}
+        for category, steps in change.items():
+            points = sorted(steps)
+            alive, band, at = 0, [], 0
+            for ordinal in ordinals:
+                while at < len(points) and points[at] <= ordinal:
+                    alive += steps[points[at]]
+                    at += 1
+                band.append(alive)
+            bands[category] = band
+        return bands
+
     def _death(self, row: dict[str, Any]) -> int:
         last = row.get("last_consumer_ordinal")
         if row["category"] == "input" or last is None:

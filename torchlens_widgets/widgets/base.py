@@ -27,6 +27,8 @@ from .._protocol import (
     GraphParams,
     InspectParams,
     InspectResult,
+    MemoryTimelineParams,
+    MemoryTimelineResult,
     Reply,
 )
 from .bundle import bundle_source
@@ -55,6 +57,8 @@ class Answers:
     debug: Callable[[DebugParams], Reply[DebugResult]]
     # Runs while the browser draws the graph just sent.
     after_graph: Callable[[], None] | None = None
+    # The memory strip's series (an explorer's w.timeline); a widget without one answers no such request.
+    memory_timeline: Callable[[MemoryTimelineParams], Reply[MemoryTimelineResult]] | None = None
 
 
 class ViewerWidget(BrowserState):
@@ -119,6 +123,8 @@ class ViewerWidget(BrowserState):
         self._channel.register("graph", answers.graph, after_reply=answers.after_graph)
         self._channel.register("inspect", answers.inspect)
         self._channel.register("debug", answers.debug)
+        if answers.memory_timeline is not None:
+            self._channel.register("memory_timeline", answers.memory_timeline)
         self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
         self._ready = True
 

@@ -94,6 +94,9 @@ class Explorer(ViewerWidget):
     _debug_questions = traitlets.List(traitlets.Unicode()).tag(sync=True)
     # torchlens' memory summary in one line, shown in the status line while memory is shown ("" else).
     _memory_line = traitlets.Unicode("").tag(sync=True)
+    # The strip under the graph: None (hidden) or "memory" (torchlens' live bytes over execution order,
+    # js/memory-strip.ts). Set from Python; a strip torchlens cannot build raises and the value stays.
+    timeline = traitlets.Unicode(None, allow_none=True).tag(sync=True)
 
     def __init__(
         self,
@@ -156,7 +159,9 @@ class Explorer(ViewerWidget):
             holding=self.hold_trait_notifications,
             on_known=self._refresh_questions,  # the toolbar offers its buttons once the answer is known
         )
-        self._memory = MemoryAnswers(self, log, self._debugging, record=lambda label: log[label])
+        self._memory = MemoryAnswers(
+            self, log, self._debugging, record=lambda label: log[label], node_ids=self._drawn_node_ids
+        )
         super().__init__(
             viewer=viewer,
             granularity=granularity,
@@ -171,7 +176,7 @@ class Explorer(ViewerWidget):
             _graph_rev=1,
         )
         self._colouring.publish()
-        self._memory.show(overlay == MEMORY_OVERLAY)
+        self._memory.show(self._memory_shown)
         self._refresh_questions()
         self._open(
             Answers(
@@ -181,6 +186,7 @@ class Explorer(ViewerWidget):
                 debug=self._debugging.answer,
                 # torchlens' first non-finite op, asked while the browser draws the first graph.
                 after_graph=self._nonfinite.prefetch,
+                memory_timeline=self._memory.strip,
             )
         )
         if failure is not None:
@@ -240,6 +246,20 @@ class Explorer(ViewerWidget):
         status line while ``overlay == "memory"``. Estimated logical bytes, not allocator residency.
         MemoryTimelineError where torchlens cannot build the timeline."""
         return self._memory.summary()
+
+    @property
+    def _memory_shown(self) -> bool:
+        """Whether memory is on screen (its overlay or its strip): the status line states the summary
+        and the inspector shows the selected op's memory."""
+        return self.overlay == MEMORY_OVERLAY or self.timeline is not None
+
+    def _memory_changed(self, was_shown: bool) -> None:
+        """The overlay or the strip changed: the summary line and the inspector's memory section come
+        or go when memory's being on screen did."""
+        if self._memory_shown != was_shown:
+            with self.hold_trait_notifications():
+                self._memory.show(self._memory_shown)
+                self._inspect_rev += 1
 
     def memory_peak(self) -> Any:
         """Select and centre torchlens' memory peak (the op its liveness estimate peaks at), state the
@@ -357,6 +377,7 @@ class Explorer(ViewerWidget):
             overlays=[self.overlay, *self._overlay_choices],
             overlay_for=self._colouring.overlay_for,
             inspect=self._inspect_label,
+            timeline=(lambda: self._memory.strip({})) if self.timeline is not None else None,
         )
         return save_explorer_html(view, pathlib.Path(path), inspector, max_bytes, progress)
 
@@ -406,11 +427,17 @@ class Explorer(ViewerWidget):
     @traitlets.observe("overlay")
     def _on_overlay(self, change: dict[str, Any]) -> None:
         if self._ready:  # else still in __init__ (already applied)
+            was_shown = change["old"] == MEMORY_OVERLAY or self.timeline is not None
             self._colouring.choose(change["old"], change["new"], from_view=self._set_by_view("overlay"))
-            if MEMORY_OVERLAY in (change["old"], change["new"]) and self.overlay != change["old"]:
-                with self.hold_trait_notifications():  # the inspector's memory section comes or goes
-                    self._memory.show(self.overlay == MEMORY_OVERLAY)
-                    self._inspect_rev += 1
+            self._memory_changed(was_shown)
+
+    @traitlets.validate("timeline")
+    def _check_timeline(self, proposal: dict[str, Any]) -> str | None:
+        return self._memory.check_timeline(proposal["value"])
+
+    @traitlets.observe("timeline")
+    def _on_timeline(self, change: dict[str, Any]) -> None:
+        self._memory_changed(self.overlay == MEMORY_OVERLAY or change["old"] is not None)
 
     @traitlets.validate("baseline")
     def _check_baseline(self, proposal: dict[str, Any]) -> Any:
@@ -501,6 +528,11 @@ class Explorer(ViewerWidget):
         node_id = self._source.index.id_of_label(label)
         return node_id or ""
 
+    def _drawn_node_ids(self, labels: list[str]) -> list[str]:
+        """``_drawn_node_id`` of many labels (the strip's thousands of ops), the index read once."""
+        index = self._source.index
+        return [(index.id_of_label(label) or "") if label else "" for label in labels]
+
     def _inspect_label(self, label: str) -> Reply[InspectRecord]:
         record = self._source.record(label)
         header, buffers = inspect_record(self._log, record, label, privacy_profile=self._privacy_profile)
@@ -510,7 +542,7 @@ class Explorer(ViewerWidget):
         nonfinite = self._nonfinite.facts(label)
         if nonfinite is not None:
             header["nonfinite"] = nonfinite
-        if self.overlay == MEMORY_OVERLAY:  # what the colours say of this op, in bytes
+        if self._memory_shown:  # what the colours and the strip say of this op, in bytes
             memory = memory_section(self._memory.timeline, label, self._drawn_node_id)
             if memory is not None:
                 header["memory"] = memory

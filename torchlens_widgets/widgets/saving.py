@@ -12,7 +12,7 @@ from .._errors import OverlayUnavailableError
 from .._offline import read_bundle, write_page
 from .._overlays import Overlay
 from .._progress import Progress
-from .._protocol import GraphResult, InspectRecord, Reply
+from .._protocol import GraphResult, InspectRecord, MemoryTimelineResult, Reply
 from ..viewers import ViewerSource
 from . import bundle
 
@@ -21,7 +21,7 @@ SAVED_TRAITS = (
     *("viewer", "granularity", "overlay", "overlay_summary", "baseline_summary", "height"),
     *("selected_node", "selected_label", "_asset_key", "_graph_rev", "_graph_info", "_overlay_choices"),
     *("depth", "show_buffers", "highlighted", "_highlight_nodes", "_highlight_roles", "debug_status"),
-    *("inspector_width", "inspector_collapsed"),
+    *("inspector_width", "inspector_collapsed", "timeline", "_memory_line"),
 )
 
 
@@ -34,6 +34,8 @@ class SavedView:
     overlays: Sequence[str]  # the overlay on screen, then every choice the toolbar offers
     overlay_for: Callable[[str], Overlay | None]  # raises OverlayUnavailableError for a refused one
     inspect: Callable[[str], Reply[InspectRecord]]
+    # The memory strip's reply when the strip is shown (the file shows it too), else None.
+    timeline: Callable[[], Reply[MemoryTimelineResult]] | None = None
 
 
 def save_explorer_html(
@@ -72,6 +74,7 @@ def save_explorer_html(
             graphs=graphs,
             refused=refused,
             labels=labels,
+            timeline=view.timeline() if view.timeline is not None else None,
             inspect=view.inspect if inspector else None,
             first=state["selected_label"],
             max_bytes=max_bytes,
