@@ -15,6 +15,7 @@ import { restoredWithoutKernel } from "./saved-picture";
 import { statusLine } from "./status-line";
 import { followHostTheme } from "./theme";
 import { highlightRoles } from "./protocol";
+import { bindTimeline } from "./timeline-traits";
 import { bindToolbar } from "./toolbar-traits";
 import { isRecording } from "./offline";
 import { listen, type TraitsModel } from "./traits";
@@ -80,6 +81,8 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   });
   // The ops a panel names (the tensors alive at an op) select as a click on the graph does.
   for (const panel of inspection.panels) panel.setSelectHandler(onSelect);
+  // The memory strip under the graph: a click on it selects as a click in the graph does.
+  const timeline = bindTimeline(model, view, channel, life, onSelect);
   const debugButtons = new DebugButtons(model, view, channel, life, statusText);
   debugButtons.offerLineage(kind, inspection);
   debugButtons.refresh();
@@ -142,6 +145,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     }
     void drawing.show();
     void inspection.refresh(); // a re-rendered view of a widget that already has a selection
+    void timeline.refresh();
   });
 
   return () => {
@@ -151,6 +155,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     drawing.dispose();
     inspection.dispose();
     layout.dispose();
+    timeline.dispose();
     stopListening();
     stopToolbar();
     channel.dispose();

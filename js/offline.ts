@@ -26,13 +26,15 @@ export interface Recording {
   labels: Record<string, string>;
   /** torchlens label -> inspector reply; absent when saved without inspector facts. */
   inspect: Record<string, RecordedReply>;
+  /** The memory strip's series, when the widget showed it (`w.timeline = "memory"`). */
+  timeline?: RecordedReply;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the handlers of Backbone-style events
 type Handler = (...args: any[]) => void;
 
 /** The requests a recording answers; any other (a debug question: the kernel's) it refuses. */
-const RECORDED: ReadonlySet<string> = new Set<RequestMethod>(["assets", "graph", "inspect"]);
+const RECORDED: ReadonlySet<string> = new Set<RequestMethod>(["assets", "graph", "inspect", "memory_timeline"]);
 
 /** Whether `model` plays a saved page's recording (no kernel behind it: it answers only what it recorded). */
 export function isRecording(model: unknown): model is ReplayModel {
@@ -120,6 +122,7 @@ export class ReplayModel {
       if (reply) return { ok: true, reply };
       return { ok: false, error: "this saved file has no inspector facts for it (saved with inspector=False)" };
     }
+    if (method === "memory_timeline" && this.recording.timeline) return { ok: true, reply: this.recording.timeline };
     return { ok: false, error: `a saved file cannot answer '${method}': re-run the notebook for a live widget` };
   }
 

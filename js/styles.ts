@@ -1,5 +1,6 @@
 // The widget's own CSS, scoped under .tlw-root; it follows JupyterLab's theme variables when present.
 import { INSPECTOR_STYLES } from "./inspector";
+import { STRIP_STYLES } from "./memory-strip";
 
 /**
  * Hosts without JupyterLab's variables (theme.ts sets data-host): VS Code's variables stand in for
@@ -99,4 +100,5 @@ export const STYLES =
   border-bottom: 1px solid var(--jp-error-color2, #f5c2c0); }
 .tlw-error[data-visible="true"] { display: block; }
 ` +
-  INSPECTOR_STYLES;
+  INSPECTOR_STYLES +
+  STRIP_STYLES;

@@ -1,6 +1,7 @@
 // The widget's chrome: a toolbar with the status line, an error box, and the body the viewer frame
 // lives in. No viewer logic here.
 import { viewerRemedy } from "./error-text";
+import { STRIP_HEIGHT } from "./memory-strip";
 import { type DebugQuestion, type Viewer, VIEWER_TITLES } from "./protocol";
 import { STYLES } from "./styles";
 
@@ -72,6 +73,9 @@ export class WidgetView {
   private switchViewer: ((viewer: Viewer) => void) | null = null;
   private readonly maximizeButton: HTMLButtonElement;
   private readonly debugButtons: HTMLSpanElement;
+  /** The height asked for (the model's `height`): the graph's, whatever is shown under it. */
+  private height = 0;
+  private stripShown = false;
 
   constructor(el: HTMLElement, height: number) {
     el.replaceChildren();
@@ -206,6 +210,18 @@ export class WidgetView {
     this.main.append(panel);
   }
 
+  /** Puts a strip (the memory timeline) under the graph and its inspector, hidden until shown. */
+  attachStrip(strip: HTMLElement): void {
+    this.root.append(strip);
+  }
+
+  /** A shown strip adds its height under the graph, which keeps the height asked for. */
+  setStripShown(shown: boolean): void {
+    if (shown === this.stripShown) return;
+    this.stripShown = shown;
+    this.setHeight(this.height);
+  }
+
   /** What the toolbar's "save image" and "maximize" buttons do, and the error box's switch of viewer. */
   onActions(actions: { saveImage: (format: string) => void; toggleMaximized: () => void; switchViewer?: (viewer: Viewer) => void }): void {
     this.saveImage = actions.saveImage;
@@ -238,9 +254,12 @@ export class WidgetView {
   }
 
   setHeight(px: number): void {
+    this.height = px;
     // A diff's inspectors sit below its panes: the panes keep the height asked for (folded: a strip).
+    // So does the graph above a memory strip.
     const folded = this.root.dataset.inspector === "collapsed";
-    const extra = this.root.dataset.kind === "diff" ? DIFF_FOLDED_HEIGHT + (folded ? 0 : DIFF_INSPECTOR_HEIGHT) : 0;
+    const diff = this.root.dataset.kind === "diff" ? DIFF_FOLDED_HEIGHT + (folded ? 0 : DIFF_INSPECTOR_HEIGHT) : 0;
+    const extra = diff + (this.stripShown ? STRIP_HEIGHT : 0);
     this.root.style.height = `${px + extra}px`;
   }
 

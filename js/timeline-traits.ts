@@ -1,0 +1,70 @@
+// The memory strip (js/memory-strip.ts) bound to the model: shown while `timeline` is "memory", its
+// series asked once (`memory_timeline`), and again only when the viewer or granularity changes (the
+// node ids a click selects are the viewer's); the selection's mark follows `selected_label`; a click
+// selects as a click in the graph does. A reply that fails or does not parse hides the strip and says
+// why in the notice: nothing is half drawn.
+import { ChannelDisposedError, type KernelChannel } from "./channel";
+import { errorText } from "./error-text";
+import { MemoryStrip } from "./memory-strip";
+import { parseMemoryTimelineReply, parseTimeline } from "./protocol";
+import { listen, type TraitsModel } from "./traits";
+import type { WidgetView } from "./view";
+import type { ViewLife } from "./view-life";
+
+export interface BoundTimeline {
+  /** Asks for the strip if the model shows one (once the view knows it has a kernel or a recording). */
+  refresh(): Promise<void>;
+  dispose(): void;
+}
+
+export function bindTimeline(
+  model: TraitsModel,
+  view: WidgetView,
+  channel: KernelChannel,
+  life: ViewLife,
+  onSelect: (nodeId: string) => void,
+): BoundTimeline {
+  const strip = new MemoryStrip(document, { onPick: onSelect });
+  view.attachStrip(strip.root);
+  let generation = 0;
+  const hide = () => {
+    strip.clear();
+    view.setStripShown(false);
+  };
+  const refresh = async () => {
+    const mine = ++generation;
+    const current = () => !life.disposed && mine === generation;
+    if (!parseTimeline(model.get("timeline"))) {
+      hide();
+      return;
+    }
+    if (life.lost) return; // no kernel to ask: the strip keeps what it shows
+    try {
+      const { result } = await channel.request("memory_timeline");
+      const reply = parseMemoryTimelineReply(result);
+      if (!current()) return;
+      view.setStripShown(true);
+      strip.show(reply, model.get("selected_label") ?? "");
+    } catch (error) {
+      if (!current() || error instanceof ChannelDisposedError) return;
+      hide();
+      view.setNotice(`The memory strip was not drawn: ${errorText(error)}`);
+    }
+  };
+  const again = () => {
+    if (parseTimeline(model.get("timeline"))) void refresh();
+  };
+  const stopListening = listen(model, [
+    ["change:timeline", () => void refresh()],
+    ["change:viewer", again],
+    ["change:granularity", again],
+    ["change:selected_label", () => strip.mark(model.get("selected_label") ?? "")],
+  ]);
+  return {
+    refresh,
+    dispose: () => {
+      stopListening();
+      strip.dispose();
+    },
+  };
+}
