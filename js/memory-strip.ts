@@ -32,7 +32,8 @@ interface Series {
   reply: MemoryTimelineReply;
   above: Float64Array;
   pointOf: Map<string, number>;
-  peak: number;
+  /** torchlens' peak op's point (null where its peak ordinal is no point of the series: no mark). */
+  peak: number | null;
 }
 
 function seriesOf(reply: MemoryTimelineReply): Series {
@@ -41,7 +42,8 @@ function seriesOf(reply: MemoryTimelineReply): Series {
   reply.labels.forEach((label, index) => {
     if (label) pointOf.set(label, index);
   });
-  return { reply, above, pointOf, peak: Math.max(0, reply.ordinals.indexOf(reply.peak_ordinal)) };
+  const peak = reply.ordinals.indexOf(reply.peak_ordinal);
+  return { reply, above, pointOf, peak: peak >= 0 ? peak : null };
 }
 
 export class MemoryStrip {
@@ -92,7 +94,7 @@ export class MemoryStrip {
     this.selected = selected;
     this.root.dataset.visible = "true";
     this.root.dataset.points = String(reply.ordinals.length);
-    const peakLabel = reply.labels[this.series.peak] ?? "";
+    const peakLabel = this.series.peak === null ? "" : reply.labels[this.series.peak];
     this.summary.textContent =
       `Memory over execution order: peak ${reply.peak_text}${peakLabel ? ` at ${peakLabel}` : ""}; ` +
       `drawn above the ${reply.baseline_text} baseline of parameters and buffers`;
@@ -150,7 +152,7 @@ export class MemoryStrip {
     const bins = binColumns(above, columns);
     let top = 0;
     for (const value of above) if (value > top) top = value;
-    const plot = rows - Math.round(2 * scale); // a line of room for the peak's mark at the top
+    const plot = rows - Math.round(2 * scale); // the highest bar stops short of the top edge
     // The bands of each column's highest point, stacked in torchlens' order (input under activation).
     const base = new Float64Array(columns);
     reply.bands.forEach((band, b) => {
@@ -172,7 +174,10 @@ export class MemoryStrip {
         context.fillRect(column, rows - barHeight(max, top, plot), 1, barHeight(max, top, plot) - low);
       }
     }
-    this.line(context, pointX(series.peak, columns, points), rows, PEAK_COLOUR, Math.max(1, Math.round(scale)), [3 * scale, 2 * scale]);
+    if (series.peak !== null) {
+      const width = Math.max(1, Math.round(scale));
+      this.line(context, pointX(series.peak, columns, points), rows, PEAK_COLOUR, width, [3 * scale, 2 * scale]);
+    }
     const selected = this.selected ? series.pointOf.get(this.selected) : undefined;
     if (selected !== undefined) this.line(context, pointX(selected, columns, points), rows, SELECTION_COLOUR, Math.round(2 * scale), []);
     this.root.dataset.selectedPoint = selected === undefined ? "" : String(selected);
