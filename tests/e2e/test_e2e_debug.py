@@ -255,10 +255,12 @@ def test_custom_overlay_recolours_model_explorer(session: Session, artifacts: Pa
     summary = kernel.value("w.overlay_summary")
     expect(root.locator(".tlw-overlay-info")).to_have_text(summary)
     root.screenshot(path=str(artifacts / "custom-overlay-model-explorer.png"))
-    # Model Explorer loaded the values as node data: its side panel lists the provider, named after
-    # the function torchlens' node-data builder called. The panel starts closed: open it as a user does.
+    # Model Explorer loaded the values as node data: its side panel lists the provider under the name
+    # given to add_overlay (not torchlens' "callable:activation_std"). The panel starts closed: open it
+    # as a user does.
     open_info_panel(session.frame(index))
-    expect(session.frame(index).get_by_text("activation_std").first).to_be_visible(timeout=60_000)
+    expect(session.frame(index).get_by_text("activation std", exact=True).first).to_be_visible(timeout=60_000)
+    expect(session.frame(index).get_by_text("callable:activation_std")).to_have_count(0)
 
 
 # ----- Netron -----------------------------------------------------------------------------------------
