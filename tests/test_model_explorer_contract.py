@@ -72,7 +72,15 @@ INTERNALS = {
         r"this\.processNodeDataProviderDataForGraph\(e,o\.nodeDataProviderData\)\)"
     ),
     "the runs are a signal (set)": r"\bruns=\w+\(\{\}\)",
-    "selecting a pane's run": r"setSelectedNodeDataProviderRunId\(e,n\)\{this\.panes\.update\(",
+    # The restyle selects its renamed run on the pane object itself: the app reads it from there.
+    "a pane's selected run is read from the pane": (
+        r"getSelectedNodeDataProviderRunId\(e\)\{return this\.getPaneById\(e\)\?\."
+        r"selectedNodeDataProviderRunId\}"
+    ),
+    "the renderer's run is found by the pane's selected id among the runs": (
+        r"getSelectedRunForModelGraph\(e,n\)\{let r=this\.appService\.getSelectedNodeDataProviderRunId\(e\);"
+        r"return r\?this\.getRunsForModelGraph\(n\)\.find\(s=>s\.runId===r\)"
+    ),
     "the info panel reads the runs again when they change": (
         r"\w+\(\(\)=>\{this\.nodeDataProviderExtensionService\.runs\(\),this\.genInfoData\(\)"
     ),

@@ -101,14 +101,18 @@ function restyledInPlace(
   run.nodeDataProviderData = data;
   run.runName = file.name;
   // A new id: the info panel's node-data summary keys its rows on the runs' ids (with their state and
-  // result counts), so under the old id it would keep the old overlay's rows. The pane then selects the
-  // same object under its new id: what the renderer computes from them is unchanged.
+  // result counts), so under the old id it would keep the old overlay's rows. The pane selects the same
+  // object under its new id, set on the pane itself: the app's setSelectedNodeDataProviderRunId would
+  // publish a new list of panes, which wakes the renderer's selection effect (it redraws the node styles
+  // and animates the highlight layers: several full draws of an opened graph). With the runs published
+  // anew, what the renderer computes from them is the same object, so none of its effects runs again.
   const runs = { ...service.runs() };
   delete runs[run.runId];
   run.runId = runId;
   runs[runId] = run;
+  const shown = app.panes()[pane];
+  if (shown) shown.selectedNodeDataProviderRunId = runId;
   service.runs.set(runs); // the info panel and the node-data summary read the runs again
-  app.setSelectedNodeDataProviderRunId(paneId, runId);
 
   for (const each of drawing) {
     const ndp = each.webglRendererNdpService;
@@ -134,8 +138,7 @@ function canRestyle(renderer: Renderer): boolean {
     !!ndp.nodeDataProviderSummaryTexts &&
     typeof three?.removeFromScene === "function" &&
     typeof three.render === "function" &&
-    typeof renderer.appService.getShowOnNodeItemTypes === "function" &&
-    typeof renderer.appService.setSelectedNodeDataProviderRunId === "function"
+    typeof renderer.appService.getShowOnNodeItemTypes === "function"
   );
 }
 
