@@ -127,7 +127,16 @@ WATCH_RENDERER = """() => {
       return renderer.tlwRenderGraph.apply(this, args);
     };
   }
+  const three = renderer.webglRendererThreejsService;
+  if (!three.tlwRender) {
+    three.tlwRender = three.render;
+    three.render = function (...args) {
+      window.tlwDraws = (window.tlwDraws || 0) + 1;
+      return three.tlwRender.apply(this, args);
+    };
+  }
   window.tlwFullRedraws = 0;
+  window.tlwDraws = 0;
 }"""
 RUN_NAMED = """name => window.me_test?.renderers?.['0']?.webglRendererNdpService
   ?.curNodeDataProviderRun()?.runName === name"""
@@ -135,6 +144,7 @@ IN_PLACE = """() => ({
   sameResults: window.me_test.renderers['0'].webglRendererNdpService.curNodeDataProviderResults()
     === window.tlwResults,
   fullRedraws: window.tlwFullRedraws,
+  fewDraws: window.tlwDraws <= 2,
 })"""
 
 
@@ -183,7 +193,8 @@ def test_model_explorer_restyles_an_opened_graph_in_place(session: Session, arti
         kernel.run(f"w.overlay = {overlay!r}")
         kernel.wait_drawn("w", since=drawn, timeout=120)
         state = frame.evaluate(IN_PLACE)
-        assert state == {"sameResults": True, "fullRedraws": 0}, f"{overlay!r} was not restyled in place"
+        # One draw of the scene (the app's route, or its woken selection effect, drew it 8-12 times).
+        assert state == {"sameResults": True, "fullRedraws": 0, "fewDraws": True}, f"{overlay!r}: {state}"
         assert iframe.evaluate("frame => frame.__tlwMark") == "before the switch", "a new frame was made"
         assert canvas.evaluate("canvas => canvas.__tlwMark") == "before the switch", "the app drew anew"
         after = canvas.screenshot()
