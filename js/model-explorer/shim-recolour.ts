@@ -117,7 +117,6 @@ function restyledInPlace(
   for (const each of drawing) {
     const ndp = each.webglRendererNdpService;
     const three = each.webglRendererThreejsService;
-    if (!ndp || !three || !each.updateNodesStyles) continue;
     three.removeFromScene(ndp.nodeDataProviderDistributionBars.mesh);
     three.removeFromScene(ndp.nodeDataProviderSummaryTexts.mesh);
     ndp.renderNodeDataProviderDistributionBars(); // the value bars under the collapsed layers
@@ -127,8 +126,12 @@ function restyledInPlace(
   return true;
 }
 
+/** A renderer with every member the in-place route calls. */
+type RestylableRenderer = Renderer &
+  Required<Pick<Renderer, "webglRendererNdpService" | "webglRendererThreejsService" | "updateNodesStyles">>;
+
 /** The renderer has every member the in-place route calls. */
-function canRestyle(renderer: Renderer): boolean {
+function canRestyle(renderer: Renderer): renderer is RestylableRenderer {
   const ndp = renderer.webglRendererNdpService;
   const three = renderer.webglRendererThreejsService;
   return (

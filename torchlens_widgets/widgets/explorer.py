@@ -249,9 +249,7 @@ class Explorer(ViewerWidget):
 
     @property
     def _memory_shown(self) -> bool:
-        """Whether memory is on screen (its overlay or its strip): the status line states the summary
-        and the inspector shows the selected op's memory."""
-        return self.overlay == MEMORY_OVERLAY or self.timeline is not None
+        return _memory_on(self.overlay, self.timeline)
 
     def _memory_changed(self, was_shown: bool) -> None:
         """The overlay or the strip changed: the summary line and the inspector's memory section come
@@ -427,7 +425,7 @@ class Explorer(ViewerWidget):
     @traitlets.observe("overlay")
     def _on_overlay(self, change: dict[str, Any]) -> None:
         if self._ready:  # else still in __init__ (already applied)
-            was_shown = change["old"] == MEMORY_OVERLAY or self.timeline is not None
+            was_shown = _memory_on(change["old"], self.timeline)
             self._colouring.choose(change["old"], change["new"], from_view=self._set_by_view("overlay"))
             self._memory_changed(was_shown)
 
@@ -437,7 +435,7 @@ class Explorer(ViewerWidget):
 
     @traitlets.observe("timeline")
     def _on_timeline(self, change: dict[str, Any]) -> None:
-        self._memory_changed(self.overlay == MEMORY_OVERLAY or change["old"] is not None)
+        self._memory_changed(_memory_on(self.overlay, change["old"]))
 
     @traitlets.validate("baseline")
     def _check_baseline(self, proposal: dict[str, Any]) -> Any:
@@ -550,3 +548,9 @@ class Explorer(ViewerWidget):
         if facts is not None and self.baseline is not None:  # never under "public": refused there
             header["baseline"] = baseline_section(self._log, self.baseline, facts, label, record, buffers)
         return header, buffers
+
+
+def _memory_on(overlay: str, timeline: str | None) -> bool:
+    """Whether memory is on screen (its overlay or its strip): the status line states the summary and
+    the inspector shows the selected op's memory."""
+    return overlay == MEMORY_OVERLAY or timeline is not None
