@@ -100,6 +100,20 @@ class RecordedPage:
         except Exception as error:  # a crashed page: its console log still helps
             self.console_messages.append(f"(no screenshot: {error})")
         Path(f"{stem}.console.txt").write_text("\n".join(self.console_messages))
+        # CI keeps only what the test printed: what the cells' outputs say, and the console's last lines.
+        print(f"\nthe page's outputs when it failed: {self.outputs_text()}")
+        print("its console's last lines:\n  " + "\n  ".join(self.console_messages[-20:]))
+
+    def outputs_text(self) -> list[str]:
+        """The text each cell output of the page shows (a widget's status line, an error), for a failure."""
+        try:
+            texts = self.page.evaluate(
+                "() => [...document.querySelectorAll('.jp-OutputArea-output')]"
+                ".map(output => output.innerText.slice(0, 300))"
+            )
+        except Exception as error:  # a crashed page
+            return [f"(unreadable: {error})"]
+        return [str(text) for text in texts]
 
     def close(self) -> None:
         OPEN_PAGES.discard(self)
