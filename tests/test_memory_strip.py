@@ -129,6 +129,14 @@ def test_the_timeline_trait_shows_memory_in_the_status_line_and_inspector(log: A
     assert w.timeline is None
 
 
+def test_explore_opens_with_the_strip_when_asked(log: Any) -> None:
+    w = tlw.explore(log, timeline="memory")
+    assert w.timeline == "memory" and w._memory_line == w.memory_summary["line"]
+    assert strip(w)["labels"]  # the strip's series is there for the first view
+    with pytest.raises(tlw.TimelineNameError, match="Remedy"):
+        tlw.explore(log, timeline="time")
+
+
 def test_an_unknown_timeline_raises_a_typed_error_and_changes_nothing(log: Any) -> None:
     w = tlw.explore(log)
     with pytest.raises(tlw.TimelineNameError, match=r"Remedy: w\.timeline = 'memory'"):

@@ -117,6 +117,10 @@ def explore(*args: Any, **kwargs: Any) -> Explorer:
         Netron only, ``tl.export.netron``'s options: the module level of the root graph (an int >= 1)
         and which buffers to draw (``"never"``, ``"meaningful"`` or ``"always"``); live via
         ``w.depth`` / ``w.show_buffers``. Invalid values raise NetronOptionError (a ValueError).
+    timeline:
+        ``"memory"`` shows torchlens' live bytes over execution order in a strip under the graph (the
+        peak and the selected op marked; a click selects the op that ran there); None hides it.
+        Settable live via ``w.timeline``; an unknown name raises TimelineNameError.
     """
     return Explorer(*args, **kwargs)
 

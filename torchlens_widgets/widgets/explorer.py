@@ -110,6 +110,7 @@ class Explorer(ViewerWidget):
         baseline: Any = None,
         depth: int = DEFAULT_DEPTH,
         show_buffers: str = DEFAULT_SHOW_BUFFERS,
+        timeline: str | None = None,
     ):
         failure: _debug.PartialCapture | None = None
         if _debug.is_partial_capture(log):  # a forward pass that raised: draw what ran
@@ -170,6 +171,7 @@ class Explorer(ViewerWidget):
             baseline=baseline,
             depth=depth,
             show_buffers=show_buffers,
+            timeline=timeline,  # validated by _check_timeline: a refusal raises here, before any draw
             # In the comm's opening state, so no view (VS Code renders outputs on a path of its own)
             # starts without knowing which assets and graph to ask for.
             **self._source_traits(),
