@@ -75,6 +75,7 @@ export const STYLES =
   border: 1px solid var(--jp-border-color1, #bbb); background: var(--jp-layout-color1, #fff); color: inherit; white-space: nowrap; }
 .tlw-button svg { display: block; margin: 2px 0; }
 .tlw-button:hover { border-color: var(--jp-brand-color1, #1976d2); }
+.tlw-strip-switch[aria-pressed="true"] { border-color: var(--jp-brand-color1, #1976d2); background: var(--jp-layout-color2, #eee); }
 .tlw-root button:focus-visible, .tlw-root select:focus-visible, .tlw-divider:focus-visible {
   outline: 2px solid var(--jp-brand-color1, #1976d2); outline-offset: 1px; }
 /* The divider between the graph and the inspector (js/inspector-layout.ts): drag it, or arrow keys when focused. */

@@ -1,11 +1,12 @@
 // The memory strip (js/memory-strip.ts) bound to the model: shown while `timeline` is "memory", its
 // series asked once (`memory_timeline`), and again only when the viewer or granularity changes (the
 // node ids a click selects are the viewer's); the selection's mark follows `selected_label`; a click
-// selects as a click in the graph does. A reply that fails or does not parse hides the strip and says
+// selects as a click in the graph does; the toolbar's "Memory" switch sets `timeline`. A reply that fails or does not parse hides the strip and says
 // why in the notice: nothing is half drawn.
 import { ChannelDisposedError, type KernelChannel } from "./channel";
 import { errorText } from "./error-text";
 import { MemoryStrip } from "./memory-strip";
+import { isRecording } from "./offline";
 import { parseMemoryTimelineReply, parseTimeline } from "./protocol";
 import { listen, type TraitsModel } from "./traits";
 import type { WidgetView } from "./view";
@@ -51,11 +52,26 @@ export function bindTimeline(
       view.setNotice(`The memory strip was not drawn: ${errorText(error)}`);
     }
   };
+  // Offered where the widget has a strip: an explorer (a diff has no `timeline`); in a saved page, only
+  // if it was saved with the strip shown (else no series was kept to show).
+  const offered = model.get("timeline") !== undefined && (!isRecording(model) || parseTimeline(model.get("timeline")) !== null);
+  const showSwitch = () =>
+    view.setStripSwitch(offered ? parseTimeline(model.get("timeline")) !== null : null, (shown) => {
+      model.set("timeline", shown ? "memory" : null); // the kernel validates it; refused, it stays
+      model.save_changes();
+    });
+  showSwitch();
   const again = () => {
     if (parseTimeline(model.get("timeline"))) void refresh();
   };
   const stopListening = listen(model, [
-    ["change:timeline", () => void refresh()],
+    [
+      "change:timeline",
+      () => {
+        showSwitch();
+        void refresh();
+      },
+    ],
     ["change:viewer", again],
     ["change:granularity", again],
     ["change:selected_label", () => strip.mark(model.get("selected_label") ?? "")],

@@ -72,6 +72,8 @@ export class WidgetView {
   /** Sets the widget's viewer; null where the view may not (a diff, a saved page). */
   private switchViewer: ((viewer: Viewer) => void) | null = null;
   private readonly maximizeButton: HTMLButtonElement;
+  /** Shows or hides the memory strip under the graph; hidden where the widget has none (a diff). */
+  private readonly stripButton: HTMLButtonElement;
   private readonly debugButtons: HTMLSpanElement;
   /** The height asked for (the model's `height`): the graph's, whatever is shown under it. */
   private height = 0;
@@ -107,7 +109,9 @@ export class WidgetView {
     this.imageButtons.className = "tlw-images";
     this.maximizeButton = toolbarButton("tlw-maximize", "", "Maximize the widget");
     this.maximizeButton.append(cornersIcon());
-    this.actions.append(this.imageButtons, this.maximizeButton);
+    this.stripButton = toolbarButton("tlw-strip-switch", "Memory", "Show torchlens' live bytes over execution order under the graph");
+    this.stripButton.hidden = true;
+    this.actions.append(this.stripButton, this.imageButtons, this.maximizeButton);
     this.debugButtons = document.createElement("span");
     this.debugButtons.className = "tlw-debug";
     this.debugButtons.setAttribute("role", "group");
@@ -215,6 +219,13 @@ export class WidgetView {
     this.root.append(strip);
   }
 
+  /** The toolbar's memory strip switch: pressed while the strip is asked for; null hides it. */
+  setStripSwitch(pressed: boolean | null, onToggle: (shown: boolean) => void): void {
+    this.stripButton.hidden = pressed === null;
+    this.stripButton.setAttribute("aria-pressed", String(pressed === true));
+    this.stripButton.onclick = () => onToggle(pressed !== true);
+  }
+
   /** A shown strip adds its height under the graph, which keeps the height asked for. */
   setStripShown(shown: boolean): void {
     if (shown === this.stripShown) return;
@@ -312,7 +323,7 @@ export class WidgetView {
     this.overlaySelect.disabled = true;
     // The inspector's lineage buttons too: every button here asks the kernel.
     for (const button of this.root.querySelectorAll<HTMLButtonElement>(
-      ".tlw-chips button, .tlw-debug button, .tlw-insp-lineage button, .tlw-error button",
+      ".tlw-chips button, .tlw-debug button, .tlw-insp-lineage button, .tlw-error button, .tlw-strip-switch",
     ))
       button.disabled = true;
   }

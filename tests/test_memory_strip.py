@@ -137,6 +137,16 @@ def test_explore_opens_with_the_strip_when_asked(log: Any) -> None:
         tlw.explore(log, timeline="time")
 
 
+def test_the_page_may_show_and_hide_the_strip_and_a_wrong_name_is_reverted(log: Any) -> None:
+    w = tlw.explore(log)
+    w.set_state({"timeline": "memory"})  # the toolbar's "Memory" switch
+    assert w.timeline == "memory" and w._memory_line == w.memory_summary["line"]
+    w.set_state({"timeline": None})
+    assert w.timeline is None and w._memory_line == ""
+    w.set_state({"timeline": "time"})
+    assert w.timeline is None and "TimelineNameError" in w.notice
+
+
 def test_an_unknown_timeline_raises_a_typed_error_and_changes_nothing(log: Any) -> None:
     w = tlw.explore(log)
     with pytest.raises(tlw.TimelineNameError, match=r"Remedy: w\.timeline = 'memory'"):

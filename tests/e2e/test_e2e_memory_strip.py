@@ -182,6 +182,24 @@ def test_maximize_gives_the_strip_room_and_it_draws_at_its_new_size(session: Ses
     expect(session.root).to_have_attribute("data-maximized", "false")
 
 
+def test_the_toolbars_memory_switch_hides_and_shows_the_strip(session: Session) -> None:
+    switch = session.root.locator(".tlw-strip-switch")
+    expect(switch).to_be_visible()
+    expect(switch).to_have_attribute("aria-pressed", "true")  # the strip is shown (set from Python)
+    graph_height = session.root.locator(".tlw-body").bounding_box()["height"]
+    switch.click()
+    session.kernel.wait_for("w.timeline is None", True, timeout=30)
+    expect(session.strip).to_be_hidden()
+    expect(switch).to_have_attribute("aria-pressed", "false")
+    switch.click()
+    session.kernel.wait_for("w.timeline", "memory", timeout=30)
+    expect(session.strip).to_have_attribute("data-points", str(len(session.series)))
+    expect(session.strip).to_be_visible()
+    expect(switch).to_have_attribute("aria-pressed", "true")
+    # The graph kept its height both ways: the strip comes under it.
+    assert session.root.locator(".tlw-body").bounding_box()["height"] == graph_height
+
+
 def test_the_saved_page_keeps_the_strip_and_a_click_on_it_selects(
     session: Session, browser: Any, tmp_path: Path
 ) -> None:

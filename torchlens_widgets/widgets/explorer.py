@@ -61,7 +61,7 @@ class Explorer(ViewerWidget):
 
     # What a view may set (a click, the toolbar, what it reports); the rest is the kernel's.
     _browser_writable = (
-        frozenset({"viewer", "granularity", "overlay", "height", "selected_node"})
+        frozenset({"viewer", "granularity", "overlay", "timeline", "height", "selected_node"})
         | base.ROOM_TRAITS
         | base.REPORTED_TRAITS
     )
