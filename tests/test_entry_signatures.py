@@ -31,6 +31,7 @@ def test_explores_keywords_and_defaults() -> None:
         "baseline": None,
         "depth": DEFAULT_DEPTH,
         "show_buffers": DEFAULT_SHOW_BUFFERS,
+        "timeline": None,
     }
     assert next(iter(parameters)) == "log"
 
