@@ -27,6 +27,10 @@ from ._errors import (
     PrecisionPathError,
     PrecisionRunError,
     PrivacyProfileError,
+    RunCountError,
+    RunNameError,
+    RunPathError,
+    RunsNotAlignedError,
     SaveSizeError,
     SelfComparisonError,
     TimelineNameError,
@@ -41,13 +45,14 @@ from ._signature import parameters_of
 from ._transport import set_transport
 from ._version import __version__
 from .numerics import run_precision
-from .widgets import Diff, Explorer, PrecisionExplorer
+from .widgets import Compare, Diff, Explorer, PrecisionExplorer
 from .widgets.base import DEFAULT_HEIGHT, DEFAULT_PRIVACY_PROFILE
 from .widgets.explorer import DEFAULT_VIEWER
 from .widgets.precision import DRIFT_OVERLAY
 
 __all__ = [
     "OVERLAYS",
+    "Compare",
     "DebugQuestionError",
     "Diff",
     "Explorer",
@@ -64,6 +69,10 @@ __all__ = [
     "PrecisionPathError",
     "PrecisionRunError",
     "PrivacyProfileError",
+    "RunCountError",
+    "RunNameError",
+    "RunPathError",
+    "RunsNotAlignedError",
     "SaveSizeError",
     "SelfComparisonError",
     "TimelineNameError",
@@ -72,6 +81,7 @@ __all__ = [
     "ViewerAssetsError",
     "ViewerNotAvailableError",
     "__version__",
+    "compare",
     "diff",
     "explore",
     "precision",
@@ -137,6 +147,42 @@ def diff(*args: Any, **kwargs: Any) -> Diff:
     ``d.selected`` is ``(log_a[...], log_b[...])`` with None on a side that lacks the node.
     """
     return Diff(*args, **kwargs)
+
+
+@parameters_of(Compare)
+def compare(*args: Any, **kwargs: Any) -> Compare:
+    """Show 2 to 16 runs of one model on one graph, drawn once and recoloured in place for the run shown:
+    ``Compare(runs, ...)``, whose signature it has. (Training steps, dtypes, seeds, ranks.)
+
+    Parameters
+    ----------
+    runs:
+        2 to 16 runs: a list or dict of torchlens Traces, a ``tl.Bundle`` (or the path of one saved with
+        ``tl.save``), or paths of traces saved with ``tl.save`` (loaded with ``tl.load``). Runs align by
+        torchlens' op labels (as ``Bundle.shared_op_labels``); the graph drawn is the reference run's.
+    names:
+        One distinct name per run. Default: the dict's keys, the bundle's names, a path's name without
+        its suffix, or the trace's own name (``_2``, ``_3`` added where two repeat).
+    reference:
+        The run the others are compared with (a name; default: the first run). ``c.reference`` is
+        settable; ``c.run`` (the run shown) starts at the first other run.
+    overlay:
+        ``"delta"`` (default): each node's torchlens ``diff_report`` figure (max |difference| of its saved
+        output) of the run shown against the reference, the figure ``explore(log, baseline=ref)`` shows;
+        ``"spread"``: per node, max - min over the runs of torchlens' "magnitude" figure (mean |output|),
+        no value where fewer than two runs measured it; or any overlay ``explore()`` has, computed for
+        the run shown. A node the run shown lacks has no value, never a zero.
+    viewer, height:
+        As for explore; ``c.viewer`` switches live.
+    privacy_profile:
+        ``"local"`` or ``"public"``; a value-derived overlay (delta, spread, magnitude, nan, grad_norm)
+        under "public" raises PrivacyProfileError.
+
+    Bad input raises before anything is drawn: RunCountError, NotATraceError, RunPathError, RunNameError
+    (a reference or name that is no run), RunsNotAlignedError (a run that shares no op with the reference).
+    ``c.values()``, ``c.most_changed(k)`` and ``c.first_divergence()`` answer per run, from torchlens.
+    """
+    return Compare(*args, **kwargs)
 
 
 def precision(

@@ -161,3 +161,22 @@ class PrecisionPathError(TorchlensWidgetsError, RuntimeError):
             "no counter or cache that changes between calls, random numbers only from torch), or call "
             "torchlens.debug.bisect_precision(model, x) for the table without the graph."
         )
+
+
+class RunCountError(TorchlensWidgetsError, ValueError):
+    """tlw.compare() was given fewer than 2 or more than 16 runs."""
+
+
+class RunPathError(TorchlensWidgetsError, ValueError):
+    """A run given to tlw.compare() as a path is no trace saved with ``tl.save`` (torchlens' reason is
+    the ``__cause__``)."""
+
+
+class RunNameError(TorchlensWidgetsError, ValueError):
+    """A run name (``reference=``, ``c.run``, ``c.reference``, ``names=``) that names no run of the
+    comparison, or names that are not one distinct name per run."""
+
+
+class RunsNotAlignedError(TorchlensWidgetsError, ValueError):
+    """Runs given to tlw.compare() share no op with the reference run: no node of one graph stands for
+    them all."""

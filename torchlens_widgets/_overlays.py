@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 
@@ -293,8 +293,24 @@ def overlay_over(
     return Overlay(name, provider, node_data, coverage, sizes, labels, note)
 
 
+class OverlaySource(Protocol):
+    """Where a widget's overlays come from: one trace's (``OverlayCache``) or a comparison's runs'."""
+
+    #: Overlays the source makes itself besides torchlens' built-in and the custom ones (a comparison's).
+    own_names: tuple[str, ...]
+
+    @property
+    def custom_names(self) -> tuple[str, ...]: ...
+
+    def add(self, name: str, fn: OverlayFunction) -> None: ...
+
+    def get(self, name: str) -> Overlay | None: ...
+
+
 class OverlayCache:
     """Overlays of one trace, computed once per name against its Model Explorer collection."""
+
+    own_names: tuple[str, ...] = ()
 
     def __init__(self, log: Any, collection: Any, privacy_profile: str = "local") -> None:
         self._log = log

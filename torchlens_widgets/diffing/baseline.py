@@ -15,6 +15,7 @@ import torchlens as tl
 from torchlens.differential import DifferentialReport, DiffRow, diff_report
 
 from .._errors import SelfComparisonError
+from .._overlays import Overlay, overlay_over
 from .._trace import require_trace
 from ..graph_model import ModelExplorerPayload, model_explorer_payload, node_attr
 from .labels import EXECUTION_GRAPH_INDEX, default_label
@@ -155,6 +156,14 @@ class BaselineFacts:
         if self.unpaired:
             text += f"; {self.unpaired} could not be paired"
         return text
+
+
+def delta_overlay(collection: dict[str, Any], facts: BaselineFacts, note: str = "") -> Overlay:
+    """The "delta" overlay: torchlens' max-abs delta per node of ``facts`` (no value where no row settled),
+    over ``collection``, the Model Explorer collection whose node ids ``facts`` are keyed by."""
+    return overlay_over(
+        collection, "delta", BASELINE_OVERLAY_NAME, facts.overlay, facts.overlay_coverage, note=note
+    )
 
 
 def baseline_facts(log: Any, ref: Any, *, payload: ModelExplorerPayload | None = None) -> BaselineFacts:

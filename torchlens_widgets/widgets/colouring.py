@@ -14,13 +14,13 @@ from .._overlays import (
     Overlay,
     OverlayCache,
     OverlayFunction,
+    OverlaySource,
     check_overlay_name,
     overlay_choices,
-    overlay_over,
 )
 from .._privacy import refuse_under_public
 from .._trace import require_trace
-from ..diffing.baseline import BASELINE_OVERLAY_NAME, BaselineFacts, baseline_facts
+from ..diffing.baseline import BaselineFacts, baseline_facts, delta_overlay
 from ..graph_model import TraceGraph
 from .base import ViewerWidget
 
@@ -35,9 +35,11 @@ class Colouring:
 
     Given explicitly: the widget whose traits it sets, the trace and its graph model, the privacy
     profile, ``tell_facts`` (each viewer source is told the baseline's facts: its graph carries them)
-    and ``reinspect`` (every view asks the selection's inspector facts again). The widget's trait
-    observers call :meth:`choose` and :meth:`rebase`; :meth:`check_baseline` validates a new baseline
-    before it is set.
+    and ``reinspect`` (every view asks the selection's inspector facts again); optionally ``overlays``,
+    where the overlays come from (default: the trace's own, ``OverlayCache``; a comparison's runs,
+    ``comparing.overlays.RunOverlays``, which names its own comparisons in ``own_names``). The widget's
+    trait observers call :meth:`choose`, :meth:`refresh` and :meth:`rebase`; :meth:`check_baseline`
+    validates a new baseline before it is set.
     """
 
     def __init__(
@@ -48,6 +50,7 @@ class Colouring:
         privacy_profile: str,
         tell_facts: Callable[[BaselineFacts | None], None],
         reinspect: Callable[[], None],
+        overlays: OverlaySource | None = None,
     ) -> None:
         self._widget = widget
         self._log = log
@@ -55,7 +58,9 @@ class Colouring:
         self._privacy_profile = privacy_profile
         self._tell_facts = tell_facts
         self._reinspect = reinspect
-        self._overlays = OverlayCache(log, lambda: graph.payload.collection, privacy_profile)
+        self._overlays: OverlaySource = overlays or OverlayCache(
+            log, lambda: graph.payload.collection, privacy_profile
+        )
         self.overlay: Overlay | None = None  # the overlay on screen
         # The baseline's facts and the reference they were computed for.
         self.facts: BaselineFacts | None = None
@@ -77,6 +82,8 @@ class Colouring:
 
     def overlay_for(self, name: str) -> Overlay | None:
         """The overlay of that name (None for ""); OverlayUnavailableError for one it cannot show."""
+        if name in self._overlays.own_names:  # a comparison's own ("delta" of the runs, "spread")
+            return self._overlays.get(name)
         if name == "delta":
             return self._delta_overlay()
         return self._overlays.get(check_overlay_name(name, self._overlays.custom_names))
@@ -104,6 +111,21 @@ class Colouring:
             widget.set_trait("overlay_summary", overlay.summary if overlay else "")
             self._redraw()
 
+    def refresh(self, name: str) -> None:
+        """What the overlay ``name`` on screen shows changed (a comparison's run or reference): its new
+        values are drawn in place; one refused for what is shown now draws none and says why in
+        ``notice`` (the ``overlay`` trait stays: the next run may show it)."""
+        widget = self._widget
+        try:
+            overlay, notice = self.overlay_for(name), ""
+        except OverlayUnavailableError as error:
+            overlay, notice = None, str(error)
+        self.overlay = overlay
+        with widget.hold_trait_notifications():
+            widget.set_trait("notice", notice)
+            widget.set_trait("overlay_summary", overlay.summary if overlay else "")
+            self._redraw()
+
     def add(self, name: str, fn: OverlayFunction, current: str) -> None:
         """``add_overlay``: listed in the toolbar; redrawn at once when ``current`` is that name."""
         if self._privacy_profile == "public":
@@ -120,12 +142,14 @@ class Colouring:
             self._redraw()
 
     def _refresh_choices(self) -> None:
-        """The toolbar's overlays: torchlens' for this capture and profile, the delta, the custom ones."""
+        """The toolbar's overlays: torchlens' for this capture and profile, the delta (or a comparison's
+        own), the custom ones."""
         built_in = overlay_choices(self._log)
         if self._privacy_profile == "public":  # the toolbar offers only what the profile can show
             choices = [name for name in built_in if name not in VALUE_OVERLAYS]
         else:
-            choices = [*built_in, "delta", *self._overlays.custom_names]
+            compared = self._overlays.own_names or ("delta",)
+            choices = [*built_in, *compared, *self._overlays.custom_names]
         self._widget.set_trait("_overlay_choices", choices)
 
     def _delta_overlay(self) -> Overlay:
@@ -135,9 +159,7 @@ class Colouring:
                 "The 'delta' overlay needs a baseline. Remedy: set w.baseline = <another trace of this "
                 "model> (or explore(log, baseline=ref)) first."
             )
-        facts = self.facts
-        collection = self._graph.payload.collection
-        return overlay_over(collection, "delta", BASELINE_OVERLAY_NAME, facts.overlay, facts.overlay_coverage)
+        return delta_overlay(self._graph.payload.collection, self.facts)
 
     def _redraw(self) -> None:
         self._widget.set_trait("_graph_rev", self._widget._graph_rev + 1)

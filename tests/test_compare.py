@@ -1,0 +1,314 @@
+"""tlw.compare(runs): many runs on one graph. Every figure is checked against torchlens' own answer (the
+delta against diff_report's row, the first divergence against tl.debug.first_divergence), the runs come
+from a list, a dict, a Bundle and tl.save'd paths, bad input raises typed before anything is drawn, a run
+switch recolours through the overlay path, and a run gone NaN keeps every trait and reply valid JSON."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+import torchlens as tl
+from torch import nn
+from torchlens.differential import diff_report
+
+import torchlens_widgets as tlw
+from tests.helpers.models import TinyMLP
+from tests.helpers.pairs import X_TINY, perturbed, trace
+from tests.helpers.view_requests import Wire, ask
+
+
+class Doubled(TinyMLP):
+    """TinyMLP with one more op at the end (mul_1_4): a node the plain runs lack."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return super().forward(x) * 2
+
+
+@pytest.fixture(scope="module")
+def model() -> nn.Module:
+    torch.manual_seed(0)
+    return TinyMLP()
+
+
+@pytest.fixture(scope="module")
+def runs(model: nn.Module) -> list[Any]:
+    """Three runs of TinyMLP: as it is, l1 moved, l2 moved."""
+    return [trace(model), trace(perturbed(model, "l1")), trace(perturbed(model, "l2"))]
+
+
+@pytest.fixture(scope="module")
+def doubled(model: nn.Module) -> Any:
+    other = Doubled()
+    other.load_state_dict(model.state_dict())
+    return trace(other)
+
+
+def nan_run(model: nn.Module) -> Any:
+    broken = copy.deepcopy(model)
+    with torch.no_grad():
+        broken.l2.weight[0, 0] = float("nan")
+    return trace(broken)
+
+
+def strict(text: str | bytes) -> Any:
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+# ----- answers from torchlens ---------------------------------------------------------------------
+
+
+def test_delta_is_torchlens_diff_report_figure_per_node(runs: list[Any]) -> None:
+    c = tlw.compare(runs)
+    assert c.overlay == "delta" and c.reference == c.runs[0] and c.run == c.runs[1]
+    for position in (1, 2):
+        report = diff_report(runs[position], runs[0])
+        for row in report.rows:
+            values = c.values(row.subject_label)
+            assert values[c.runs[position]] == pytest.approx(row.max_abs_delta)
+            assert values[c.runs[0]] is None  # the reference has no delta against itself, never a zero
+
+
+def test_first_divergence_is_torchlens_answer_per_run(runs: list[Any]) -> None:
+    c = tlw.compare(runs)
+    answers = c.first_divergence()
+    assert answers[c.runs[0]] is None
+    for position in (1, 2):
+        row = tl.debug.first_divergence(runs[position], runs[0], rtol=1e-5, atol=1e-8)
+        record, reference_record = answers[c.runs[position]]
+        assert record.label == reference_record.label == row["op"]
+    assert c.selected_label == tl.debug.first_divergence(runs[1], runs[0])["op"]  # the run shown's
+    assert c.debug_status.startswith(f"Run {c.runs[1]} vs {c.runs[0]}: First divergence at")
+
+
+def test_most_changed_is_each_nodes_largest_delta_over_the_runs(runs: list[Any]) -> None:
+    c = tlw.compare(runs)
+    ranked = c.most_changed(k=3)
+    largest: dict[str, float] = {}
+    for run in runs[1:]:
+        for row in diff_report(run, runs[0]).rows:
+            if row.max_abs_delta is not None:
+                largest[row.subject_label] = max(largest.get(row.subject_label, 0.0), row.max_abs_delta)
+    expected = sorted(largest.items(), key=lambda item: item[1], reverse=True)[:3]
+    assert [(record.label, score) for record, score in ranked] == [
+        (label, pytest.approx(score)) for label, score in expected
+    ]
+    assert c.selected_label == ranked[0][0].label and set(c.highlighted) == {r.label for r, _ in ranked}
+    assert set(c._highlight_roles.values()) == {"ranked"}
+    with pytest.raises(ValueError, match="int >= 1"):
+        c.most_changed(0)
+
+
+def test_spread_is_max_minus_min_of_torchlens_magnitude(runs: list[Any]) -> None:
+    c = tlw.compare(runs, overlay="spread")
+    magnitudes = [tlw.explore(run, overlay="magnitude")._overlay.values_by_label() for run in runs]
+    spread = c._overlay.values_by_label()
+    for label, value in spread.items():
+        figures = [m[label] for m in magnitudes]
+        assert value == pytest.approx(max(figures) - min(figures))
+    assert c.values("linear_2_3:1") == {
+        name: m["linear_2_3:1"] for name, m in zip(c.runs, magnitudes, strict=True)
+    }
+
+
+def test_every_explorer_overlay_is_the_run_shown(runs: list[Any]) -> None:
+    c = tlw.compare(runs, overlay="magnitude")
+    for name, run in zip(c.runs, runs, strict=True):
+        c.run = name
+        own = tlw.explore(run, overlay="magnitude")._overlay.values_by_label()
+        assert c._overlay.values_by_label() == own
+        assert f"run {name}" in c.overlay_summary
+
+
+# ----- where the runs come from -------------------------------------------------------------------
+
+
+def test_runs_from_a_list_a_dict_a_bundle_and_saved_paths(runs: list[Any], tmp_path: Path) -> None:
+    assert tlw.compare(runs).runs == [run.trace_label for run in runs]
+    assert tlw.compare(dict(zip(("a", "b", "c"), runs, strict=True))).runs == ["a", "b", "c"]
+    bundle = tl.bundle({"s0": runs[0], "s1": runs[1]})
+    c = tlw.compare(bundle)
+    assert c.runs == ["s0", "s1"] and c.trace("s1") is runs[1]
+    paths = []
+    for position, run in enumerate(runs):
+        tl.save(run, tmp_path / f"rank{position}.tlspec")
+        paths.append(tmp_path / f"rank{position}.tlspec")
+    saved = tlw.compare([str(p) for p in paths])
+    assert saved.runs == ["rank0", "rank1", "rank2"]
+    assert saved.values("linear_2_3:1")["rank2"] == pytest.approx(
+        tlw.compare(runs).values("linear_2_3:1")[runs[2].trace_label]
+    )
+    assert tlw.compare(runs, names=["x", "y", "z"], reference="y").reference == "y"
+
+
+def test_default_names_are_made_unique_as_torchlens_does(runs: list[Any], tmp_path: Path) -> None:
+    tl.save(runs[0], tmp_path / "saved")
+    again = tl.load(tmp_path / "saved")  # another capture object, with the same name
+    c = tlw.compare([runs[0], again, runs[1]])
+    assert c.runs == [runs[0].trace_label, f"{runs[0].trace_label}_2", runs[1].trace_label]
+    assert c.runs == tl.bundle([runs[0], again, runs[1]]).names
+    with pytest.raises(tlw.SelfComparisonError, match="same capture"):
+        tlw.compare([runs[0], runs[0]])
+
+
+def test_runs_align_as_torchlens_bundle_does(runs: list[Any], doubled: Any) -> None:
+    c = tlw.compare([doubled, *runs])
+    assert c._runs.shared_labels == set(tl.bundle([doubled, *runs]).shared_op_labels)
+
+
+# ----- bad input, typed, before anything is drawn -------------------------------------------------
+
+
+def test_bad_input_is_refused_typed_with_a_remedy(runs: list[Any], tmp_path: Path) -> None:
+    cases = [
+        (lambda: tlw.compare(runs[:1]), tlw.RunCountError, "2 to 16 runs"),
+        (lambda: tlw.compare(runs * 6), tlw.RunCountError, "given 18"),
+        (lambda: tlw.compare(runs[0]), tlw.RunCountError, "given 1"),
+        (lambda: tlw.compare([runs[0], 3]), tlw.NotATraceError, r"runs\[1\]"),
+        (lambda: tlw.compare([runs[0], tmp_path / "none"]), tlw.RunPathError, "tl.save"),
+        (lambda: tlw.compare(runs, reference="nobody"), tlw.RunNameError, "one of its runs"),
+        (lambda: tlw.compare(runs, names=["a", "a", "b"]), tlw.RunNameError, "distinct"),
+        (
+            lambda: tlw.compare(runs, privacy_profile="public"),
+            tlw.PrivacyProfileError,
+            "privacy_profile='local'",
+        ),
+        (
+            lambda: tlw.compare(runs, overlay="spread", privacy_profile="public"),
+            tlw.PrivacyProfileError,
+            "Remedy",
+        ),
+        (
+            lambda: tlw.compare(runs, overlay="magnitude", privacy_profile="public"),
+            tlw.PrivacyProfileError,
+            "Remedy",
+        ),
+    ]
+    for call, error, words in cases:
+        with pytest.raises(error, match=words) as caught:
+            call()
+        assert isinstance(caught.value, tlw.TorchlensWidgetsError) and "Remedy" in str(caught.value)
+
+
+def test_runs_that_share_no_op_cannot_be_aligned(runs: list[Any]) -> None:
+    class Other(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.tanh(x).sum(dim=1)
+
+    other = tl.trace(Other(), X_TINY)
+    with pytest.raises(tlw.RunsNotAlignedError, match="share no op") as caught:
+        tlw.compare([runs[0], other])
+    assert "Remedy" in str(caught.value)
+
+
+def test_a_public_comparison_shows_costs(runs: list[Any]) -> None:
+    c = tlw.compare(runs, overlay="time", privacy_profile="public")
+    assert "delta" not in c._overlay_choices and "time" in c._overlay_choices
+    with pytest.raises(tlw.OverlayUnavailableError):
+        c.overlay = "field:out"  # a value field: refused, the old overlay stays
+    assert c.overlay == "time"
+
+
+def test_a_run_is_no_baseline(runs: list[Any]) -> None:
+    c = tlw.compare(runs)
+    with pytest.raises(tlw.TorchlensWidgetsError, match=r"c\.reference"):
+        c.baseline = runs[1]
+
+
+# ----- one graph, the run switched in place -------------------------------------------------------
+
+
+def test_run_and_reference_switch_recolour_the_same_graph(runs: list[Any]) -> None:
+    c = tlw.compare(runs)
+    graph, _ = ask(c, "graph")
+    rev = c._graph_rev
+    c.run = c.runs[2]
+    assert c._graph_rev == rev + 1  # every view asks the graph again: same graph, the run's node data
+    again, buffers = ask(c, "graph", request_id=2)
+    assert {k: v for k, v in again["result"].items() if k != "nodeData"} == {
+        k: v for k, v in graph["result"].items() if k != "nodeData"
+    }
+    node_data = strict(gzip.decompress(buffers[-1]))
+    assert node_data == c._overlay.node_data
+    assert c.values("linear_2_3:1")[c.runs[2]] == pytest.approx(
+        next(r.max_abs_delta for r in diff_report(runs[2], runs[0]).rows if r.subject_label == "linear_2_3:1")
+    )
+    c.reference = c.runs[1]
+    assert "vs " + c.runs[1] in c.overlay_summary
+    c.run = c.runs[1]
+    assert "is the reference" in c.overlay_summary and c.values("linear_2_3:1")[c.runs[1]] is None
+    with pytest.raises(tlw.RunNameError):
+        c.run = "nobody"
+    assert c.run == c.runs[1]
+
+
+def test_the_scrubber_sets_run_and_a_bad_name_is_put_back(runs: list[Any]) -> None:
+    c = tlw.compare(runs)
+    wire = Wire(c)
+    wire.update(run=c.runs[2])
+    assert c.run == c.runs[2]
+    wire.update(run="nobody")
+    assert c.run == c.runs[2] and "refused" in c.notice
+    wire.update(reference=c.runs[2])  # the kernel's to set
+    assert c.reference == c.runs[0]
+
+
+def test_selection_is_every_runs_record_and_none_where_a_run_lacks_it(runs: list[Any], doubled: Any) -> None:
+    c = tlw.compare({"doubled": doubled, "a": runs[0], "b": runs[2]}, overlay="magnitude")
+    seen: list[Any] = []
+    c.on_select(seen.append)
+    c.select("mul_1_4:1")
+    assert c.selected_label == "mul_1_4:1"
+    assert c.selected["doubled"].label == "mul_1_4:1" and c.selected["a"] is None and c.selected["b"] is None
+    assert seen == [c.selected]
+    values = c.values()
+    assert values["doubled"] is not None and values["a"] is None and values["b"] is None  # never 0
+    c.run = "a"
+    assert "1 drawn ops not in this run" in c.overlay_summary
+    c.overlay = "delta"
+    assert c.values("mul_1_4:1") == {"doubled": None, "a": None, "b": None}
+
+
+def test_values_needs_a_node(runs: list[Any]) -> None:
+    c = tlw.compare(runs)
+    with pytest.raises(tlw.DebugQuestionError, match="select a node"):
+        c.values()
+    with pytest.raises(tlw.NodeNotFoundError):
+        c.values("no_such_op")
+
+
+def test_a_run_gone_nan_is_drawn_and_every_trait_and_reply_is_json(model: nn.Module, runs: list[Any]) -> None:
+    c = tlw.compare([runs[0], nan_run(model), runs[2]])
+    c.run = c.runs[1]
+    for overlay in ("delta", "spread", "magnitude", "nan", "time"):
+        c.overlay = overlay
+        for run in c.runs:
+            c.run = run
+            _, buffers = ask(c, "graph")
+            for buffer in buffers:
+                strict(gzip.decompress(buffer))
+            c.select("linear_2_3:1")
+            assert all(value is None or value == value for value in c.values().values())
+            content, _ = ask(c, "inspect")
+            strict(json.dumps(content, allow_nan=False))
+            strict(json.dumps(c.get_state(), allow_nan=False, default=str))
+    c.overlay = "delta"
+    c.run = c.runs[1]
+    assert c.values("linear_2_3:1")[c.runs[1]] is None  # a NaN delta is no value, never a number
+    assert c.most_changed(2)
+    assert json.dumps(c.first_divergence is not None)
+
+
+def test_tl_widgets_compare_is_tlw_compare() -> None:
+    assert tl.widgets.compare is tlw.compare
+    import inspect
+
+    assert inspect.signature(tlw.compare).parameters == inspect.signature(tlw.Compare).parameters

@@ -1,0 +1,230 @@
+"""The Compare widget (``tlw.compare``): many runs of one model on one graph, drawn once, recoloured in
+place for the run shown. An Explorer of the reference run whose colouring reads the runs' overlays
+(``comparing.overlays.RunOverlays``): a change of run takes the path of an overlay switch."""
+
+from __future__ import annotations
+
+import pathlib
+from collections.abc import Sequence
+from typing import Any
+
+import traitlets
+
+from .. import _debug
+from .._errors import DebugQuestionError, ViewerNotAvailableError
+from .._offline import DEFAULT_MAX_BYTES
+from .._overlays import VALUE_OVERLAYS, check_public_field
+from .._privacy import check_privacy_profile, refuse_under_public
+from .._trace import record_for_label
+from ..comparing.overlays import COMPARE_OVERLAYS, DELTA_OVERLAY, RunOverlays
+from ..comparing.runs import check_aligned, collect_runs
+from .base import DEFAULT_HEIGHT, DEFAULT_PRIVACY_PROFILE
+from .colouring import Colouring
+from .explorer import DEFAULT_VIEWER, Explorer
+
+# The overlays made of values: refused under privacy_profile="public" before anything is drawn.
+VALUE_DERIVED = frozenset({*COMPARE_OVERLAYS, *VALUE_OVERLAYS})
+
+
+class Compare(Explorer):
+    """2 to 16 runs of one model on one graph: the reference run's graph, drawn once, coloured for the
+    run shown (``c.run``, the toolbar's run scrubber) by the overlay chosen.
+
+    Create it with :func:`torchlens_widgets.compare` (its parameters are documented there). Everything
+    an explorer does on its graph (select, highlight, lineage, overlays, both viewers) works here; what
+    is per run answers per run: ``c.selected``, ``c.values()``, ``c.first_divergence()``.
+    """
+
+    _kind = traitlets.Unicode("compare", read_only=True).tag(sync=True)
+    _browser_writable = Explorer._browser_writable | frozenset({"run"})
+    # The runs' names, in order; the run shown (set from Python or the scrubber); the reference.
+    runs = traitlets.List(traitlets.Unicode(), read_only=True).tag(sync=True)
+    run = traitlets.Unicode("").tag(sync=True)
+    reference = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(
+        self,
+        runs: Any,
+        *,
+        names: Sequence[str] | None = None,
+        reference: str | None = None,
+        overlay: str = DELTA_OVERLAY,
+        viewer: str = DEFAULT_VIEWER,
+        height: int = DEFAULT_HEIGHT,
+        privacy_profile: str = DEFAULT_PRIVACY_PROFILE,
+    ) -> None:
+        profile = check_privacy_profile(privacy_profile)
+        if profile == "public" and overlay in VALUE_DERIVED:
+            raise refuse_under_public(
+                f"overlay={overlay!r} is made of the runs' saved values",
+                "call tlw.compare(..., privacy_profile='local'), or a cost overlay: overlay='time' "
+                "(or 'flops', 'bytes', 'memory').",
+            )
+        check_public_field(overlay, profile)  # a "field:" overlay of a value under public
+        collected = collect_runs(runs, names)
+        ref = collected.check_name(reference if reference is not None else collected.names[0], "reference")
+        check_aligned(collected, ref)
+        self._runs = collected
+        super().__init__(collected.trace(ref), viewer=viewer, height=height, privacy_profile=profile)
+        # The colouring reads the runs' overlays; the explorer's own (of the reference alone) is replaced
+        # before any overlay was computed or shown.
+        self._run_overlays = RunOverlays(
+            collected, self._graph, profile, shown=lambda: self.run, reference=lambda: self.reference
+        )
+        self._colouring = Colouring(
+            self,
+            self._log,
+            self._graph,
+            profile,
+            tell_facts=self._sources.tell_facts,
+            reinspect=lambda: self.set_trait("_inspect_rev", self._inspect_rev + 1),
+            overlays=self._run_overlays,
+        )
+        others = [name for name in collected.names if name != ref]
+        with self.hold_trait_notifications():
+            self.set_trait("runs", collected.names)
+            self.set_trait("reference", ref)
+            self.set_trait("run", others[0])  # the first run that has a delta to show
+        self._colouring.open(overlay, None)  # a refused overlay raises here, before anything is drawn
+        self._compare_ready = True
+        self.set_trait("overlay", overlay)
+        self._colouring.publish()
+        self._refresh_questions()
+
+    _compare_ready = False
+
+    # ----- public API -----------------------------------------------------------------------------
+
+    @property
+    def selected(self) -> dict[str, Any] | None:
+        """Run name -> that run's live record of the selection (None where the run lacks it), or None
+        when nothing is selected."""
+        label = self.selected_label
+        if not label:
+            return None
+        return {name: self._record(name, label) for name in self._runs.names}
+
+    def trace(self, name: str) -> Any:
+        """The torchlens Trace of run ``name``."""
+        return self._runs.trace(name)
+
+    def values(self, name: str | None = None) -> dict[str, float | None]:
+        """Run name -> the current overlay's value at the node ``name`` (a label, module address or node
+        id; default: the selection), None where that run has no value (not measured, or no such op).
+
+        For "delta", the run's torchlens delta from the reference (None for the reference itself); for
+        "spread", each run's own figure the spread is taken over (torchlens' "magnitude").
+        """
+        label = self._label_of(name)
+        overlay = self.overlay
+        return {run: self._run_overlays.value(run, overlay, label) for run in self._runs.names}
+
+    def most_changed(self, k: int = 10) -> list[tuple[Any, float]]:
+        """The ``k`` nodes that differ most across the runs: each node's largest delta from the reference
+        over the runs (torchlens' ``diff_report`` figure, the "delta" overlay's), largest first, as
+        ``(record, score)`` with the reference run's record. Highlighted, the first selected."""
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            raise ValueError(
+                f"most_changed(k={k!r}): k is how many nodes to return. Remedy: pass an int >= 1."
+            )
+        largest = self._run_overlays.largest_deltas()
+        ranked = sorted(largest.items(), key=lambda item: item[1][0], reverse=True)[:k]
+        if not ranked:
+            self._debugging.say("No node has a delta from the reference: torchlens compared no saved values.")
+            return []
+        index = self._source.index
+        drawn = [label for label, _ in ranked if index.id_of_label(label) is not None]
+        top, (score, run) = ranked[0]
+        status = (
+            f"The {len(ranked)} nodes that differ most from {self.reference} over the runs, filled yellow; "
+            f"first {top} (delta {score:.3g} in run {run})."
+        )
+        with self.hold_trait_notifications():
+            self._debugging.mark(dict.fromkeys(drawn, "ranked"))
+            self._debugging.show_answer(status, top)
+        return [(self._record(self.reference, label), score) for label, (score, _) in ranked]
+
+    def first_divergence(  # type: ignore[override]  # per run, where an explorer answers one pair
+        self, rtol: float = 1e-5, atol: float = 1e-8
+    ) -> dict[str, tuple[Any, Any] | None]:
+        """Run name -> torchlens' first divergence of that run from the reference
+        (``tl.debug.first_divergence``, as ``w.first_divergence()`` answers for a baseline):
+        ``(record, reference_record)`` (None on a side that lacks the op), or None where nothing diverged
+        (and for the reference itself). The run shown's answer is selected and said in ``debug_status``."""
+        reference = self._runs.trace(self.reference)
+        answers: dict[str, _debug.Divergence | None] = {
+            name: None
+            if name == self.reference
+            else _debug.first_divergence(self._runs.trace(name), reference, rtol=rtol, atol=atol)
+            for name in self._runs.names
+        }
+        shown = answers.get(self.run)
+        if shown is None:  # the reference shown: the first run that diverged speaks
+            shown = next((a for a in answers.values() if a is not None and a.label), None)
+        if shown is not None:
+            run = next(name for name, answer in answers.items() if answer is shown)
+            label = shown.label if shown.record_b is not None else None
+            self._debugging.show_answer(f"Run {run} vs {self.reference}: {shown.status}", label)
+        return {name: (answer.pair if answer is not None else None) for name, answer in answers.items()}
+
+    def save_html(
+        self,
+        path: str | pathlib.Path,
+        *,
+        inspector: bool = True,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        progress: bool | None = None,
+    ) -> pathlib.Path:
+        """Not yet: a saved comparison would lose its runs and its scrubber (ViewerNotAvailableError)."""
+        raise ViewerNotAvailableError(
+            "Compare.save_html() is not available yet: the offline file would hold one run's colours and no "
+            "run scrubber. Remedy: save a run on its own, tlw.explore(c.trace(name)).save_html(path)."
+        )
+
+    # ----- helpers --------------------------------------------------------------------------------
+
+    def _record(self, run: str, label: str) -> Any:
+        try:
+            return record_for_label(self._runs.trace(run), label)
+        except (KeyError, ValueError, IndexError):
+            return None
+
+    def _label_of(self, name: str | None) -> str:
+        if name is None:
+            label = self.selected_label
+            if not label:
+                raise DebugQuestionError(
+                    "values() of the selection, and nothing is selected. Remedy: select a node (a click, "
+                    "or c.select(name)) or pass its name: c.values('linear_1_1')."
+                )
+            return label
+        return self._source.index.label_of(self._source.resolve(name))
+
+    def _refresh_questions(self) -> None:
+        questions = ["first_divergence"]
+        if self._nonfinite.found:
+            questions += ["first_nonfinite", "explain_nonfinite"]
+        self._debug_questions = questions
+
+    def _subject(self) -> str:
+        return f"{len(self._runs.names)} runs of {super()._subject()}"
+
+    # ----- trait plumbing -------------------------------------------------------------------------
+
+    @traitlets.validate("baseline")
+    def _check_baseline(self, proposal: dict[str, Any]) -> Any:
+        if proposal["value"] is not None:
+            raise ViewerNotAvailableError(
+                "A Compare compares its runs with c.reference, not with a baseline. Remedy: set "
+                "c.reference = <a run's name>, or tlw.explore(trace, baseline=ref) for one pair."
+            )
+        return None
+
+    @traitlets.validate("run", "reference")
+    def _check_run(self, proposal: dict[str, Any]) -> str:
+        return self._runs.check_name(proposal["value"], proposal["trait"].name)
+
+    @traitlets.observe("run", "reference")
+    def _on_run(self, change: dict[str, Any]) -> None:
+        if self._compare_ready:  # recoloured in place: the same graph, the run's node data
+            self._colouring.refresh(self.overlay)
