@@ -29,6 +29,8 @@ from torchlens.export._netron_records import NETRON_MODULE_DOMAIN, NetronNode, N
 
 import torchlens_widgets
 from tests.helpers.models import SharedBlock, TinyMLP, TwoPass
+from tests.helpers.pairs import GPT2_LAYER, gpt2_tiny, perturbed
+from tests.helpers.pairs import trace as trace_tokens
 from torchlens_widgets._overlays import OVERLAYS, VALUE_OVERLAYS, build_overlay
 from torchlens_widgets.viewers.netron import netron_artifact
 
@@ -291,3 +293,19 @@ def test_observe_memory_timeline_liveness_and_rollup_as_the_memory_picture_reads
     assert observe.DEATH_RULES["activation"] == "dies at its last RECORDED consumer"
     assert set(observe.module_rollup(artifact, depth=1)) == {"depth", "rows", "total_bytes"}
     assert [human_readable_size(value) for value in (80, 5_624_768)] == ["80 B", "5.4 MB"]
+
+
+def test_bundle_supergraph_of_gpt2_runs_is_refused_as_cyclic() -> None:
+    """torchlens 2.36 refuses the merged supergraph of four GPT-2 LM traces (self-loops such as
+    add_3_37->add_3_37), so ``Bundle.most_changed`` and ``supergraph()`` cannot rank or draw them:
+    tlw.compare() answers from each run's ``diff_report`` against the reference instead
+    (comparing/overlays.py). When a torchlens release fixes it this test fails: then the comparison may
+    rank by ``Bundle.most_changed`` and draw ``supergraph()`` (ops only some runs have, issue 40)."""
+    model = gpt2_tiny()
+    traces = [trace_tokens(model)] + [trace_tokens(perturbed(model, GPT2_LAYER)) for _ in range(3)]
+    bundle = tl.bundle(traces)
+    assert len(bundle.shared_op_labels) == len(traces[0].layer_list)  # the runs align op for op
+    with pytest.raises(ValueError, match="cyclic"):
+        bundle.supergraph()
+    with pytest.raises(ValueError, match="cyclic"):
+        bundle.most_changed(bundle.names[0])
