@@ -11,6 +11,7 @@ import { bufferEncodingFor } from "./host-transport";
 import { Inspection } from "./inspection";
 import { kernelBusy, lossMessage, watchKernel, type KernelLoss } from "./kernel-watch";
 import { bindLayout } from "./layout-traits";
+import { bindRunScrubber } from "./run-scrubber";
 import { restoredWithoutKernel } from "./saved-picture";
 import { statusLine } from "./status-line";
 import { followHostTheme } from "./theme";
@@ -104,6 +105,8 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     refreshStatus();
   };
   const stopToolbar = bindToolbar(model, view, kind, onSelect);
+  // A comparison's runs: the scrubber sets `run`, and the kernel recolours the graph in place.
+  const stopScrubber = bindRunScrubber(model, (control) => view.attachToolbar(control), life);
   // Every model event this view listens to, so that closing the view removes exactly these.
   const stopListening = listen(model, [
     ["change:selected_node", onSelectedNode],
@@ -158,6 +161,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     timeline.dispose();
     stopListening();
     stopToolbar();
+    stopScrubber();
     channel.dispose();
   };
 }

@@ -23,7 +23,8 @@ export interface WidgetTraits {
   baseline_summary: { line?: string };
   /** Bumped when the inspector's facts of the selection changed while it did not (a baseline set, changed, cleared). */
   _inspect_rev?: number;
-  /** "diff" for tlw.diff(): two panes, no overlay control, a summary and the largest deltas. */
+  /** "diff" for tlw.diff(): two panes, no overlay control, a summary and the largest deltas; "compare"
+   * for tlw.compare(): the explore view with a run scrubber. */
   _kind?: string;
   summary: { line?: string; top?: TopDelta[] };
   selected_labels: [string, string];
@@ -50,6 +51,11 @@ export interface WidgetTraits {
   show_buffers?: string;
   /** A PNG data URL of the graph as a view last drew it (js/saved-picture.ts); "" until then. */
   _picture?: string;
+  /** A comparison (tlw.compare, `_kind` "compare"): its runs' names in order, the run shown (the run
+   * scrubber sets it), the reference run. */
+  runs?: string[];
+  run?: string;
+  reference?: string;
 }
 
 /** One of a diff's largest deltas. A NaN or Inf delta has value null and says which in text ("NaN", "inf"). */
@@ -99,6 +105,9 @@ export const WIDGET_TRAIT_NAMES = [
   "depth",
   "show_buffers",
   "_picture",
+  "runs",
+  "run",
+  "reference",
 ] as const satisfies readonly (keyof WidgetTraits)[];
 
 type UnlistedTrait = Exclude<keyof WidgetTraits, (typeof WIDGET_TRAIT_NAMES)[number]>;

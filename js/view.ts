@@ -75,6 +75,7 @@ export class WidgetView {
   /** Shows or hides the memory strip under the graph; hidden where the widget has none (a diff). */
   private readonly stripButton: HTMLButtonElement;
   private readonly debugButtons: HTMLSpanElement;
+  private readonly toolbar: HTMLDivElement;
   /** The height asked for (the model's `height`): the graph's, whatever is shown under it. */
   private height = 0;
   private stripShown = false;
@@ -86,6 +87,7 @@ export class WidgetView {
     this.root = document.createElement("div");
     this.root.className = "tlw-root";
     const toolbar = document.createElement("div");
+    this.toolbar = toolbar;
     toolbar.className = "tlw-toolbar";
     this.title = document.createElement("span");
     this.title.className = "tlw-title";
@@ -175,6 +177,11 @@ export class WidgetView {
         return button;
       }),
     );
+  }
+
+  /** A control of the widget's own in the toolbar, before the debug buttons (a comparison's run scrubber). */
+  attachToolbar(control: HTMLElement): void {
+    this.toolbar.insertBefore(control, this.debugButtons);
   }
 
   /** A refusal or warning that does not stop the widget (e.g. an overlay this capture cannot show). */
@@ -322,8 +329,8 @@ export class WidgetView {
     this.root.dataset.live = "false";
     this.overlaySelect.disabled = true;
     // The inspector's lineage buttons too: every button here asks the kernel.
-    for (const button of this.root.querySelectorAll<HTMLButtonElement>(
-      ".tlw-chips button, .tlw-debug button, .tlw-insp-lineage button, .tlw-error button, .tlw-strip-switch",
+    for (const button of this.root.querySelectorAll<HTMLButtonElement | HTMLInputElement>(
+      ".tlw-chips button, .tlw-debug button, .tlw-insp-lineage button, .tlw-error button, .tlw-strip-switch, .tlw-scrubber button, .tlw-scrubber input",
     ))
       button.disabled = true;
   }

@@ -164,9 +164,9 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
 
 
 def synced_traits() -> list[str]:
-    """The traits the Explorer and Diff widgets sync beyond every anywidget's own (js/traits.ts)."""
+    """The traits the Explorer, Diff and Compare widgets sync beyond every anywidget's own (js/traits.ts)."""
     own = set(anywidget.AnyWidget.class_traits(sync=True))
-    names = {name for cls in (tlw.Explorer, tlw.Diff) for name in cls.class_traits(sync=True)}
+    names = {name for cls in (tlw.Explorer, tlw.Diff, tlw.Compare) for name in cls.class_traits(sync=True)}
     return sorted(names - own)
 
 
