@@ -54,7 +54,7 @@ export class RunScrubber {
     this.root.setAttribute("aria-label", "Run shown");
     this.previous = button("tlw-scrub-previous", "◀", "Previous run (←)");
     this.next = button("tlw-scrub-next", "▶", "Next run (→)");
-    this.play = button("tlw-scrub-play", "⏵ Play", "Step through the runs");
+    this.play = button("tlw-scrub-play", "Play", "Step through the runs");
     this.play.setAttribute("aria-pressed", "false");
     this.slider = document.createElement("input");
     this.slider.type = "range";
@@ -127,7 +127,7 @@ export class RunScrubber {
       if (this.index >= this.runs.length - 1) this.stop();
       else this.step(1);
     }, this.stepMs);
-    this.play.textContent = "⏸ Pause";
+    this.play.textContent = "Pause";
     this.play.setAttribute("aria-pressed", "true");
   }
 
@@ -135,7 +135,7 @@ export class RunScrubber {
   private stop(): false {
     if (this.timer !== null) this.timers.clearInterval(this.timer);
     this.timer = null;
-    this.play.textContent = "⏵ Play";
+    this.play.textContent = "Play";
     this.play.setAttribute("aria-pressed", "false");
     return false;
   }

@@ -1,0 +1,83 @@
+"""tlw.compare in a real JupyterLab + Chromium: three runs of one model on one graph; the run scrubber's
+next button sets the kernel's c.run and recolours the same Model Explorer frame in place."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.helpers.harness import JupyterServer, KernelAccess
+from tests.helpers.notebook import RecordedPage, notebook_session
+from tests.helpers.pixels import changed_fraction
+
+# Every op at the top level (no module around it), so each shows its colour in the graph as drawn. Run
+# step1 moves w1 (every op after it changes), step2 moves w3 (the ops before it do not): their deltas
+# from step0 colour different ops.
+CELLS = [
+    """import copy, torch, torchlens as tl, torchlens_widgets as tlw
+
+class Flat(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w1, self.w2, self.w3 = (torch.nn.Parameter(torch.randn(16, 16)) for _ in range(3))
+
+    def forward(self, x):
+        h = torch.tanh(x @ self.w1)
+        h = torch.relu(h @ self.w2)
+        return torch.sigmoid(h @ self.w3)
+
+torch.manual_seed(0)
+model, x = Flat(), torch.randn(4, 16)
+
+def moved(name):
+    other = copy.deepcopy(model)
+    with torch.no_grad():
+        getattr(other, name).add_(torch.randn(16, 16))
+    return other
+
+with torch.no_grad():
+    runs = {"step0": tl.trace(model, x)}
+    runs |= {"step1": tl.trace(moved("w1"), x), "step2": tl.trace(moved("w3"), x)}""",
+    "c = tlw.compare(runs, height=560)\nc",
+]
+
+
+@pytest.fixture(scope="module")
+def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[tuple[RecordedPage, KernelAccess]]:
+    with notebook_session(jupyter_lab, browser, "compare.ipynb", CELLS, widgets=1) as (page, kernel):
+        kernel.wait_ready("c", timeout=120)
+        yield page, kernel
+
+
+def test_the_scrubber_recolours_the_same_frame_in_place(
+    session: tuple[RecordedPage, KernelAccess], artifacts: Any
+) -> None:
+    page, kernel = session
+    root = page.page.locator(".tlw-root").first
+    scrubber = root.locator(".tlw-scrubber")
+    expect(scrubber.locator(".tlw-scrub-name")).to_have_text("step1 · 2/3")
+    assert kernel.value("c.run") == "step1" and kernel.value("c.runs") == ["step0", "step1", "step2"]
+    iframe = page.page.locator("iframe.tlw-frame").first
+    canvas = iframe.content_frame.locator("webgl-renderer canvas.main").first
+    iframe.evaluate("frame => { frame.__tlwMark = 'before the scrub'; }")
+    canvas.evaluate("canvas => { canvas.__tlwMark = 'before the scrub'; }")
+    focused = page.page.evaluate("() => document.activeElement?.className ?? ''")
+    assert "tlw-scrub" not in focused, "the scrubber took the focus by itself"
+    look = canvas.screenshot()
+    drawn = kernel.draws("c")
+    root.screenshot(path=str(artifacts / "compare-step1.png"))
+
+    scrubber.locator(".tlw-scrub-next").click()
+    kernel.wait_for("c.run", "step2", timeout=30)
+    kernel.wait_drawn("c", since=drawn, timeout=120)
+    expect(scrubber.locator(".tlw-scrub-name")).to_have_text("step2 · 3/3")
+    assert iframe.evaluate("frame => frame.__tlwMark") == "before the scrub", "a new frame was made"
+    assert canvas.evaluate("canvas => canvas.__tlwMark") == "before the scrub", "the app drew anew"
+    assert changed_fraction(look, canvas.screenshot()) > 0.002, "the run's colours changed no pixel"
+    assert "run step2 vs step0" in kernel.value("c.overlay_summary")
+    expect(root.locator(".tlw-overlay-info")).to_contain_text("run step2 vs step0")
+    root.screenshot(path=str(artifacts / "compare-step2.png"))
+    assert page.console_errors == [], page.console_errors
