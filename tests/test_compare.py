@@ -312,3 +312,18 @@ def test_tl_widgets_compare_is_tlw_compare() -> None:
     import inspect
 
     assert inspect.signature(tlw.compare).parameters == inspect.signature(tlw.Compare).parameters
+
+
+def test_netron_shows_the_run_shown_and_save_html_is_refused(runs: list[Any], tmp_path: Path) -> None:
+    c = tlw.compare(runs, viewer="netron")
+    content, _ = ask(c, "graph")
+    values = content["result"]["overlay"]["values"]
+    assert values["linear_2_3"] == pytest.approx(c.values("linear_2_3:1")[c.run])
+    c.run = c.runs[2]
+    content, _ = ask(c, "graph", request_id=2)
+    assert content["result"]["overlay"]["values"]["linear_2_3"] == pytest.approx(
+        c.values("linear_2_3:1")[c.runs[2]]
+    )
+    with pytest.raises(tlw.ViewerNotAvailableError, match="Remedy"):
+        c.save_html(tmp_path / "compare.html")
+    assert not (tmp_path / "compare.html").exists()

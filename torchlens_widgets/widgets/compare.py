@@ -12,7 +12,6 @@ import traitlets
 
 from .. import _debug
 from .._errors import DebugQuestionError, ViewerNotAvailableError
-from .._offline import DEFAULT_MAX_BYTES
 from .._overlays import VALUE_OVERLAYS, check_public_field
 from .._privacy import check_privacy_profile, refuse_under_public
 from .._trace import record_for_label
@@ -167,14 +166,7 @@ class Compare(Explorer):
             self._debugging.show_answer(f"Run {run} vs {self.reference}: {shown.status}", label)
         return {name: (answer.pair if answer is not None else None) for name, answer in answers.items()}
 
-    def save_html(
-        self,
-        path: str | pathlib.Path,
-        *,
-        inspector: bool = True,
-        max_bytes: int = DEFAULT_MAX_BYTES,
-        progress: bool | None = None,
-    ) -> pathlib.Path:
+    def save_html(self, path: str | pathlib.Path, **options: Any) -> pathlib.Path:
         """Not yet: a saved comparison would lose its runs and its scrubber (ViewerNotAvailableError)."""
         raise ViewerNotAvailableError(
             "Compare.save_html() is not available yet: the offline file would hold one run's colours and no "
