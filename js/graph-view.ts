@@ -105,8 +105,8 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     refreshStatus();
   };
   const stopToolbar = bindToolbar(model, view, kind, onSelect);
-  // A comparison's runs: the scrubber sets `run`, and the kernel recolours the graph in place.
-  const stopScrubber = bindRunScrubber(model, (control) => view.attachToolbar(control), life);
+  // A comparison's runs: the scrubber (a row under the toolbar) sets `run`, and the kernel recolours the graph in place.
+  const stopScrubber = bindRunScrubber(model, (control) => view.attachRow(control), life);
   // Every model event this view listens to, so that closing the view removes exactly these.
   const stopListening = listen(model, [
     ["change:selected_node", onSelectedNode],

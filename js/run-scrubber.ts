@@ -1,4 +1,4 @@
-// The run scrubber of a comparison (tlw.compare) in the toolbar: a slider over the runs with the run
+// The run scrubber of a comparison (tlw.compare) in a row under the toolbar: a slider over the runs with the run
 // shown named beside it, previous / next buttons, the arrow keys while it has the focus, and a play
 // button that steps through the runs. It sets the model's `run`; the kernel recolours the graph in place
 // (the path of an overlay switch). It never takes the focus itself: only a click or the user's Tab
@@ -154,7 +154,7 @@ export class RunScrubber {
 }
 
 /**
- * The scrubber of a model with runs (a comparison), put in the toolbar by `attach`; returns what removes
+ * The scrubber of a model with runs (a comparison), put under the toolbar by `attach`; returns what removes
  * it. A view without a kernel (`life.lost`) shows the run it has and asks for none.
  */
 export function bindRunScrubber(model: TraitsModel, attach: (element: HTMLElement) => void, life: ViewLife): () => void {

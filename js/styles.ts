@@ -43,14 +43,15 @@ export const STYLES =
 .tlw-overlay-info { max-width: 40%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
   color: var(--jp-ui-font-color2, #555); }
 .tlw-debug { display: flex; gap: 4px; white-space: nowrap; }
-.tlw-scrubber { display: flex; align-items: center; gap: 4px; white-space: nowrap; }
+.tlw-scrubber { display: flex; align-items: center; gap: 6px; padding: 2px 8px; white-space: nowrap;
+  border-bottom: 1px solid var(--jp-border-color2, #e0e0e0); }
 .tlw-scrub-button { font: inherit; font-size: 12px; padding: 1px 6px; cursor: pointer; border-radius: 3px;
   border: 1px solid var(--jp-border-color1, #bbb); background: var(--jp-layout-color1, #fff); color: inherit; }
 .tlw-scrub-button:disabled, .tlw-scrub-slider:disabled { opacity: 0.5; cursor: default; }
 .tlw-scrub-button:focus-visible, .tlw-scrub-slider:focus-visible {
   outline: 2px solid var(--jp-brand-color1, #1976d2); outline-offset: 1px; }
-.tlw-scrub-slider { width: 120px; margin: 0; }
-.tlw-scrub-name { font-size: 12px; max-width: 180px; overflow: hidden; text-overflow: ellipsis; }
+.tlw-scrub-slider { flex: 1; min-width: 80px; max-width: 480px; margin: 0; }
+.tlw-scrub-name { font-size: 12px; max-width: 240px; overflow: hidden; text-overflow: ellipsis; }
 .tlw-debug-button { font: inherit; font-size: 12px; padding: 1px 8px; cursor: pointer; border-radius: 3px;
   border: 1px solid var(--jp-border-color1, #bbb); background: var(--jp-layout-color1, #fff); color: inherit; }
 .tlw-debug-button:hover:not(:disabled) { border-color: #d81b60; }

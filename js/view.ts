@@ -75,7 +75,6 @@ export class WidgetView {
   /** Shows or hides the memory strip under the graph; hidden where the widget has none (a diff). */
   private readonly stripButton: HTMLButtonElement;
   private readonly debugButtons: HTMLSpanElement;
-  private readonly toolbar: HTMLDivElement;
   /** The height asked for (the model's `height`): the graph's, whatever is shown under it. */
   private height = 0;
   private stripShown = false;
@@ -87,7 +86,6 @@ export class WidgetView {
     this.root = document.createElement("div");
     this.root.className = "tlw-root";
     const toolbar = document.createElement("div");
-    this.toolbar = toolbar;
     toolbar.className = "tlw-toolbar";
     this.title = document.createElement("span");
     this.title.className = "tlw-title";
@@ -179,9 +177,9 @@ export class WidgetView {
     );
   }
 
-  /** A control of the widget's own in the toolbar, before the debug buttons (a comparison's run scrubber). */
-  attachToolbar(control: HTMLElement): void {
-    this.toolbar.insertBefore(control, this.debugButtons);
+  /** A row of the widget's own under the toolbar (a comparison's run scrubber): the toolbar keeps its status line. */
+  attachRow(row: HTMLElement): void {
+    this.root.insertBefore(row, this.chips);
   }
 
   /** A refusal or warning that does not stop the widget (e.g. an overlay this capture cannot show). */

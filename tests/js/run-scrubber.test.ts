@@ -137,7 +137,7 @@ describe("bindRunScrubber", () => {
     return fake;
   }
 
-  it("puts the scrubber in the toolbar, sets run on the model and follows the kernel's run", () => {
+  it("puts the scrubber under the toolbar, sets run on the model and follows the kernel's run", () => {
     const fake = model({ runs: RUNS, run: "step1", reference: "step0" });
     const toolbar = document.createElement("div");
     const life: ViewLife = { disposed: false, lost: null };
