@@ -43,6 +43,14 @@ def netron_export(log: Any) -> None:
         tl.export.netron(log, Path(folder) / "model.onnx.json", attachment=True)
 
 
+def memory_strip_reply(log: Any) -> None:
+    """A fresh widget's memory strip reply, torchlens' timeline built anew (not the cached one)."""
+    _export_cache.clear()
+    widget = tlw.explore(log, timeline="memory")
+    widget._memory.strip({})
+    widget.close()
+
+
 def shown(widget: Any) -> Any:
     """``widget`` after answering the browser's graph request once, as a displayed widget has."""
     widget._answer_graph({})

@@ -107,9 +107,10 @@ OPENED_CHANGES = (
     ("me_opened_overlay_on", "me.overlay = 'time'"),
     ("me_opened_overlay", "me.overlay = 'flops'"),
     ("me_opened_overlay", "me.overlay = 'bytes'"),
+    ("me_opened_memory", "me.overlay = 'memory'"),  # torchlens' liveness, computed the first round
     ("me_opened_overlay_off", "me.overlay = ''"),
 )
-OPENED_ROWS = ("me_opened_overlay_on", "me_opened_overlay", "me_opened_overlay_off")
+OPENED_ROWS = ("me_opened_overlay_on", "me_opened_overlay", "me_opened_memory", "me_opened_overlay_off")
 
 
 def me_opened_overlays(results: Results, case: str, notebook: Notebook, repeat: int) -> None:

@@ -20,6 +20,9 @@ def python_side(results: Results, case: str, kernel: KernelAccess, repeat: int) 
         "py_netron": f"lambda: explored(log, viewer='netron'), {repeat}, {first}",
         "py_netron_rerun": f"lambda: explored(log, viewer='netron'), {repeat}",
         "py_netron_export": f"lambda: netron_export(log), {repeat}",
+        # The memory picture: torchlens' own calls, then all the strip's reply costs a fresh widget.
+        "py_memory": f"lambda: observe.estimated_liveness(observe.memory_timeline_v2(log)), {repeat}",
+        "py_memory_strip": f"lambda: memory_strip_reply(log), {repeat}",
     }
     for row, arguments in timed.items():
         results.put(row, case, kernel.value(f"best_ms({arguments})", timeout=1800))
