@@ -2,7 +2,7 @@
 // it): a node's inspector panel as the kernel sends it (torchlens_widgets/_protocol.py's InspectRecord).
 
 import { array, fail, type Json, object, oneOf, string } from "./json-checks";
-import type { HighlightRole } from "./protocol";
+import type { HighlightRole } from "./protocol-highlight";
 
 // ----- the panel ------------------------------------------------------------------------------------------
 

@@ -18,42 +18,6 @@ export const RECORDING_FORMAT = "torchlens-widgets/recording@1";
 export const PICTURE_PREFIXES = ["data:image/webp;base64,", "data:image/png;base64,"] as const;
 export const PICTURE_MAX_CHARS = 40_000;
 
-/** The border colour of highlighted nodes in both viewers. */
-export const HIGHLIGHT_COLOUR = "#D81B60";
-
-/**
- * How an answer tells its highlighted nodes apart (explain_nonfinite): the producer of a NaN and the
- * ops that only carry it. Both viewers' frames draw these colours on the graph drawn.
- */
-export const HIGHLIGHT_ROLES = ["producer", "propagated", "ranked"] as const;
-export type HighlightRole = (typeof HIGHLIGHT_ROLES)[number];
-/** drift_ranking's ops (those that create the most error) are "ranked": the highlight's colour, thicker. */
-export const HIGHLIGHT_ROLE_COLOURS: Record<HighlightRole, string> = {
-  producer: HIGHLIGHT_COLOUR,
-  propagated: "#7B1FA2",
-  ranked: HIGHLIGHT_COLOUR,
-};
-/**
- * Model Explorer also fills a marked node (its node styler draws borders thin; Netron thickens its
- * border instead): a plain highlight pale pink, each role in its own colour.
- */
-export const HIGHLIGHT_FILL = "#FCE4EC";
-/** Model Explorer's fill of a node in a role. */
-export const HIGHLIGHT_ROLE_FILLS: Record<HighlightRole, string> = {
-  producer: "#F8BBD0",
-  propagated: "#E1BEE7",
-  ranked: "#FFF59D",
-};
-
-/** The `_highlight_roles` trait (node id -> role), keeping only known roles. */
-export function highlightRoles(value: unknown): Record<string, HighlightRole> {
-  const roles: Record<string, HighlightRole> = {};
-  if (!isObject(value)) return roles;
-  for (const [nodeId, role] of Object.entries(value))
-    if ((HIGHLIGHT_ROLES as readonly unknown[]).includes(role)) roles[nodeId] = role as HighlightRole;
-  return roles;
-}
-
 /** The inspector's default width beside the graph, and the narrowest it can be dragged to (js/inspector-layout.ts). */
 export const INSPECTOR_WIDTH = 320;
 export const MIN_INSPECTOR_WIDTH = 160;
@@ -260,6 +224,10 @@ export function parseGraphReply(viewer: Viewer, result: unknown, bufferCount: nu
   if (bufferCount !== panes.length + paneNodeData.length) fail(what, `${bufferCount} buffers`);
   return { kind: "model-explorer-diff", label, panes, paneNodeData };
 }
+
+// ----- highlights: js/protocol-highlight.ts (how marked nodes look in both viewers) -------------------
+
+export * from "./protocol-highlight";
 
 // ----- inspect: js/protocol-inspect.ts (the inspector's panels) --------------------------------------
 
