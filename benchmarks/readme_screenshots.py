@@ -4,7 +4,9 @@
 
 docs/screenshot.png: GPT-2 (2 layers) in Model Explorer, coloured by measured time, a node selected,
 the inspector beside the graph, in the default layout. docs/netron.png: a small BERT in Netron at
-module granularity, an op inside a module call selected. Widgets ``--width`` px wide.
+module granularity, an op inside a module call selected. docs/memory.png: the same GPT-2 coloured by
+torchlens' estimated live bytes, its memory strip under the graph, the peak op selected. Widgets
+``--width`` px wide.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ with torch.no_grad():
     bert_log = tl.trace(bert, tokens)""",
     "w = tlw.explore(gpt2_log, overlay='time', height=560)\nw",
     "n = tlw.explore(bert_log, viewer='netron', height=560)\nn",
+    "m = tlw.explore(gpt2_log, overlay='memory', timeline='memory', height=460)\nm",
 ]
 READY = """n => document.querySelectorAll(".tlw-status[data-state='ready']").length >= n"""
 
@@ -52,7 +55,7 @@ def main() -> None:
             run_all_cells(page)
             roots = page.locator(".tlw-root")
             # A view off screen waits to be scrolled to before it draws, as a reader's would.
-            for index in (0, 1):
+            for index in (0, 1, 2):
                 roots.nth(index).scroll_into_view_if_needed()
                 page.wait_for_function(READY, arg=index + 1, timeout=300_000)
             width = roots.first.bounding_box()["width"]  # type: ignore[index]
@@ -67,6 +70,10 @@ def main() -> None:
             roots.nth(1).scroll_into_view_if_needed()
             page.wait_for_timeout(1_500)  # Netron's sidebar slides in
             roots.nth(1).screenshot(path=str(out / "netron.png"))
+            kernel.run("m.memory_peak()")
+            roots.nth(2).scroll_into_view_if_needed()
+            page.wait_for_timeout(4_000)  # the peak selected and centred, the inspector's answer
+            roots.nth(2).screenshot(path=str(out / "memory.png"))
             kernel.close()
         finally:
             browser.close()
