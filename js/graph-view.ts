@@ -82,6 +82,14 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   });
   // The ops a panel names (the tensors alive at an op) select as a click on the graph does.
   for (const panel of inspection.panels) panel.setSelectHandler(onSelect);
+  // A comparison's runs in the inspector: a click on one shows it, as the scrubber does.
+  const onRun = (run: string) => {
+    if (life.lost) return;
+    model.set("run", run);
+    model.save_changes();
+  };
+  const comparing = (model.get("runs") ?? []).length > 1;
+  for (const panel of inspection.panels) panel.setRunHandler(comparing ? onRun : null);
   // The memory strip under the graph: a click on it selects as a click in the graph does.
   const timeline = bindTimeline(model, view, channel, life, onSelect);
   const debugButtons = new DebugButtons(model, view, channel, life, statusText);
@@ -95,6 +103,10 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
   const onSelectedLabel = () => {
     refreshStatus();
     void inspection.refresh();
+  };
+  // The run shown is marked in the inspector's runs; their values do not change with it.
+  const onShownRun = () => {
+    for (const panel of inspection.panels) panel.markShownRun(model.get("run") ?? "");
   };
   const onHighlight = () => {
     const marked = drawing.current?.highlight(model.get("_highlight_nodes") ?? [], highlightRoles(model.get("_highlight_roles")));
@@ -121,6 +133,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     ["change:debug_status", refreshStatus],
     ["change:_memory_line", refreshStatus],
     ["change:highlighted", refreshStatus],
+    ["change:run", onShownRun],
     ["change:_highlight_nodes", onHighlight],
     ["change:_highlight_roles", onHighlight],
   ]);

@@ -7,6 +7,7 @@
 import { viewBytes } from "./bytes";
 import { MEMORY_STYLES, memoryBox } from "./inspector-memory";
 import { nonFiniteBox, NONFINITE_STYLES } from "./inspector-nonfinite";
+import { markShownRun, runsBox, RUNS_STYLES } from "./inspector-runs";
 import { DASH, formatNumber } from "./number-format";
 import {
   describeCoverage,
@@ -38,6 +39,8 @@ export class InspectorPanel {
   private resetTimer: ReturnType<typeof setTimeout> | undefined;
   private onLineage: ((direction: LineageDirection) => void) | null = null;
   private onSelect: ((nodeId: string) => void) | null = null;
+  private onRun: ((run: string) => void) | null = null;
+  private runRows: HTMLElement[] = [];
 
   constructor(doc: Document = document) {
     this.doc = doc;
@@ -53,6 +56,12 @@ export class InspectorPanel {
     if (header.exception) parts.push(this.exceptionBox(header.exception));
     if (header.nonfinite) parts.push(nonFiniteBox(this.doc, header.nonfinite));
     if (header.memory) parts.push(memoryBox(this.doc, header.memory, this.onSelect));
+    this.runRows = [];
+    if (header.runs) {
+      const { box, rows } = runsBox(this.doc, header.runs, this.onRun);
+      parts.push(box);
+      this.runRows = rows;
+    }
     parts.push(this.factsTable(header.facts));
     if (header.baseline) parts.push(this.baselineSection(header.baseline, buffers));
     if (header.value) parts.push(this.valueSection(header.value, buffers));
@@ -71,6 +80,16 @@ export class InspectorPanel {
     this.onSelect = onSelect;
   }
 
+  /** Makes a comparison's runs (the small multiples) buttons that show their run (null: plain rows). */
+  setRunHandler(onRun: ((run: string) => void) | null): void {
+    this.onRun = onRun;
+  }
+
+  /** The run shown changed (the kernel's `run`): its row is marked, the values are the same. */
+  markShownRun(run: string): void {
+    markShownRun(this.runRows, run);
+  }
+
   /** Nothing selected. */
   clear(): void {
     this.showMessage("Click a node to inspect it.");
@@ -81,6 +100,7 @@ export class InspectorPanel {
   showMessage(text: string): void {
     const message = this.el("p", "tlw-insp-message", text);
     this.root.replaceChildren(message);
+    this.runRows = [];
     this.root.dataset.state = "message";
     delete this.root.dataset.kind;
   }
@@ -313,4 +333,5 @@ export const INSPECTOR_STYLES = `
   font-family: var(--jp-code-font-family, monospace); color: var(--jp-ui-font-color2, #555); }
 .tlw-insp-heat canvas { display: block; max-width: 100%; image-rendering: pixelated; border: 1px solid var(--jp-border-color2, #d0d0d0); }
 ${NONFINITE_STYLES}
-${MEMORY_STYLES}`;
+${MEMORY_STYLES}
+${RUNS_STYLES}`;

@@ -145,6 +145,26 @@ export interface MemorySection {
   module_rollup: MemoryBytes[];
 }
 
+/** One run's value of the current overlay at the selected node (a comparison's small multiples). */
+export interface RunValue {
+  name: string;
+  /** null: no value there (not measured, the reference's own delta, not in this run); never NaN. */
+  value: number | null;
+  /** The number as shown, or why there is none ("not in this run", "reference"). */
+  text: string;
+  /** The run has no op of the node's label. */
+  lacks: boolean;
+}
+
+/** A comparison's selected node in every run (tlw.compare): the current overlay's value per run. */
+export interface RunsSection {
+  /** "" when no overlay is on: the runs are listed without values. */
+  overlay: string;
+  shown: string;
+  reference: string;
+  runs: RunValue[];
+}
+
 interface PanelReply {
   label: string;
   /** A partial capture's failing op: the exception it raised, e.g. "RuntimeError: shape mismatch". */
@@ -155,6 +175,8 @@ interface PanelReply {
   baseline?: BaselineSection;
   /** An op while the memory overlay is on: what torchlens estimates alive when it ran. */
   memory?: MemorySection;
+  /** A comparison: the node in every run. */
+  runs?: RunsSection;
   title: string;
   privacy_profile: string;
   expression: string;
@@ -194,6 +216,7 @@ export function parseInspectReply(result: unknown): InspectReply {
   const nonfinite = value.nonfinite === undefined || value.nonfinite === null ? null : parseNonFinite(value.nonfinite);
   const baseline = value.baseline === undefined || value.baseline === null ? null : parseBaseline(value.baseline);
   const memory = value.memory === undefined || value.memory === null ? null : parseMemory(value.memory);
+  const runs = value.runs === undefined || value.runs === null ? null : parseRuns(value.runs);
   return {
     kind,
     label: string(what, value, "label"),
@@ -201,6 +224,7 @@ export function parseInspectReply(result: unknown): InspectReply {
     ...(nonfinite ? { nonfinite } : {}),
     ...(baseline ? { baseline } : {}),
     ...(memory ? { memory } : {}),
+    ...(runs ? { runs } : {}),
     title: string(what, value, "title"),
     privacy_profile: typeof value.privacy_profile === "string" ? value.privacy_profile : "",
     expression: string(what, value, "expression"),
@@ -278,5 +302,23 @@ function parseMemory(raw: unknown): MemorySection {
     alive_count: value.alive_count as number,
     module: string(what, value, "module"),
     module_rollup: array(what, value, "module_rollup").map((item) => memoryBytes(what, item)),
+  };
+}
+
+function parseRuns(raw: unknown): RunsSection {
+  const what = "inspector reply's runs section";
+  const value = object(what, raw);
+  const runs = array(what, value, "runs").map((item) => {
+    const row = object(what, item);
+    if (row.value !== null && (typeof row.value !== "number" || !Number.isFinite(row.value)))
+      fail(what, "'value' is neither a finite number nor null");
+    if (typeof row.lacks !== "boolean") fail(what, "'lacks' is not true or false");
+    return { name: string(what, row, "name"), value: row.value as number | null, text: string(what, row, "text"), lacks: row.lacks };
+  });
+  return {
+    overlay: string(what, value, "overlay"),
+    shown: string(what, value, "shown"),
+    reference: string(what, value, "reference"),
+    runs,
   };
 }

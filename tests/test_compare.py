@@ -277,6 +277,39 @@ def test_selection_is_every_runs_record_and_none_where_a_run_lacks_it(runs: list
     assert c.values("mul_1_4:1") == {"doubled": None, "a": None, "b": None}
 
 
+def test_the_inspector_shows_the_node_in_every_run(runs: list[Any], doubled: Any) -> None:
+    c = tlw.compare({"doubled": doubled, "a": runs[0], "b": runs[2]})
+    c.select("linear_2_3:1")
+    for overlay in ("delta", "magnitude", "spread", "time"):
+        c.overlay = overlay
+        section = ask(c, "inspect")[0]["result"]["runs"]
+        assert (section["overlay"], section["shown"], section["reference"]) == (overlay, c.run, "doubled")
+        values = c.values()
+        assert [(run["name"], run["value"]) for run in section["runs"]] == list(values.items())
+        measured = [run for run in section["runs"] if run["value"] is not None]
+        assert measured and all(run["text"] == f"{run['value']:.4g}" for run in measured)
+    c.overlay = "delta"
+    section = ask(c, "inspect")[0]["result"]["runs"]
+    assert section["runs"][0] == {"name": "doubled", "value": None, "text": "reference", "lacks": False}
+    c.select("mul_1_4:1")  # only "doubled" has it: the others say so, never a zero
+    section = ask(c, "inspect")[0]["result"]["runs"]
+    assert [(run["lacks"], run["text"]) for run in section["runs"][1:]] == [(True, "not in this run")] * 2
+
+
+def test_the_views_ask_the_panel_again_when_its_values_change(runs: list[Any]) -> None:
+    c = tlw.compare(runs)
+    c.overlay = "magnitude"  # nothing selected: nothing to ask
+    assert c._inspect_rev == 0
+    c.select("linear_2_3:1")
+    for change in ({"overlay": "delta"}, {"reference": c.runs[2]}):
+        rev = c._inspect_rev
+        c.set_trait(*next(iter(change.items())))
+        assert c._inspect_rev == rev + 1, change
+    rev = c._inspect_rev
+    c.run = c.runs[0]  # the run shown: each view marks it, the values stay
+    assert c._inspect_rev == rev
+
+
 def test_values_needs_a_node(runs: list[Any]) -> None:
     c = tlw.compare(runs)
     with pytest.raises(tlw.DebugQuestionError, match="select a node"):

@@ -136,6 +136,13 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
     # The memory strip: torchlens' series over execution order, its categories, the op at each point.
     memory.timeline = "memory"
     out["memory-timeline"] = _sample("", "memory_timeline", {}, memory)
+    # A comparison: the reference run's panel with the node's delta in every run (the small multiples).
+    moved = TinyMLP()
+    moved.load_state_dict(base.state_dict())
+    with torch.no_grad():
+        moved.l1.weight.add_(0.5)
+    steps = {"step0": before, "step1": after, "step2": tl.trace(moved, x)}
+    out["inspect-compare"] = _sample("", "inspect", {}, tlw.compare(steps).select("linear_2_3:1"))
     explorer.select("linear_1_1")
     out["debug-lineage"] = _sample("", "debug", {"question": "lineage", "direction": "downstream"}, explorer)
     # A forward pass stopped at its first non-finite output: the failing op's panel names the exception.
@@ -186,6 +193,7 @@ NAMES = (
     "inspect-partial",
     "inspect-nonfinite",
     "inspect-memory",
+    "inspect-compare",
     "memory-timeline",
     "response-text-gateway",
     "debug-first-divergence",
@@ -228,6 +236,8 @@ def test_the_samples_cover_what_a_view_relies_on(samples: dict[str, Any]) -> Non
     assert kinds == {"none", "op", "layer", "module", "difference"}
     assert samples["inspect-partial"]["result"]["exception"]
     assert samples["inspect-baseline"]["result"]["baseline"]["value"]["histogram"]
+    runs = samples["inspect-compare"]["result"]["runs"]["runs"]
+    assert [run["value"] is None for run in runs] == [True, False, False]  # the reference: no delta
     assert samples["debug-lineage"]["result"]["labels"][0] == "linear_1_1:1"
     assert all(
         samples[f"debug-{name}"]["result"]["labels"] for name in ("first-divergence", "first-nonfinite")

@@ -326,6 +326,25 @@ MEMORY_ALIVE_ROWS = 8
 RecordKind = Literal["op", "layer", "module", "module_call", "difference", "other"]
 
 
+class RunValue(TypedDict):
+    """One run's value of the current overlay at the selected node (a comparison's small multiples)."""
+
+    name: str
+    value: float | None  # None: no value there (not measured, the reference's own delta, not in the run)
+    text: str  # the number as shown, or why there is none ("not in this run", "reference")
+    lacks: bool  # the run has no op of the node's label: drawn without a value, never a zero
+
+
+class RunsSection(TypedDict):
+    """A comparison's selected node in every run (``tlw.compare``): the current overlay's value per run,
+    in the runs' order, the run shown and the reference named (the view marks them)."""
+
+    overlay: str  # "" when no overlay is on: the runs are listed, with no values
+    shown: str
+    reference: str
+    runs: list[RunValue]
+
+
 class InspectNone(TypedDict):
     """Nothing selected (or nothing on that side)."""
 
@@ -351,6 +370,8 @@ class InspectRecord(TypedDict):
     baseline: NotRequired[BaselineSection]
     # An op while the memory overlay is on: what torchlens estimates alive when it ran.
     memory: NotRequired[MemorySection]
+    # A comparison (tlw.compare): the node's value in every run, the inspector's small multiples.
+    runs: NotRequired[RunsSection]
 
 
 InspectResult = InspectNone | InspectRecord

@@ -81,3 +81,45 @@ def test_the_scrubber_recolours_the_same_frame_in_place(
     expect(root.locator(".tlw-overlay-info")).to_contain_text("run step2 vs step0")
     root.screenshot(path=str(artifacts / "compare-step2.png"))
     assert page.console_errors == [], page.console_errors
+
+
+def test_the_inspector_shows_every_run_and_a_click_there_shows_that_run(
+    session: tuple[RecordedPage, KernelAccess], artifacts: Any
+) -> None:
+    page, kernel = session
+    root = page.page.locator(".tlw-root").first
+    drawn, was = kernel.draws("c"), kernel.value("c.run")
+    # The last op: every run moved it.
+    kernel.run("c.run = 'step1'\nc.select(runs['step0'].layer_list[-2].label)")
+    if was != "step1":  # recoloured for step1 first
+        kernel.wait_drawn("c", since=drawn, timeout=120)
+    rows = root.locator(".tlw-inspector .tlw-insp-run")
+    expect(rows).to_have_count(3, timeout=30_000)
+    assert rows.evaluate_all("rows => rows.map(r => r.dataset.run)") == ["step0", "step1", "step2"]
+    values = kernel.value("c.values()")
+    numbers = rows.locator(".tlw-insp-run-number").all_text_contents()
+    assert numbers[0] == "reference" and values["step0"] is None
+    expected = [values["step1"], values["step2"]]
+    assert [float(text) for text in numbers[1:]] == pytest.approx(expected, rel=1e-3)
+    assert rows.evaluate_all("rows => rows.map(r => r.dataset.shown)") == ["false", "true", "false"]
+    assert rows.evaluate_all("rows => rows.map(r => r.dataset.reference)") == ["true", "false", "false"]
+    iframe = page.page.locator("iframe.tlw-frame").first
+    canvas = iframe.content_frame.locator("webgl-renderer canvas.main").first
+    iframe.evaluate("frame => { frame.__tlwMark = 'before the click'; }")
+    canvas.evaluate("canvas => { canvas.__tlwMark = 'before the click'; }")
+    page.page.wait_for_timeout(1000)  # the selection centred and settled
+    look = canvas.screenshot()
+    drawn = kernel.draws("c")
+    root.screenshot(path=str(artifacts / "compare-multiples-step1.png"))
+
+    rows.nth(2).click()
+    kernel.wait_for("c.run", "step2", timeout=30)
+    kernel.wait_drawn("c", since=drawn, timeout=120)
+    expect(rows.nth(2)).to_have_attribute("data-shown", "true")
+    expect(rows.nth(1)).to_have_attribute("data-shown", "false")
+    expect(root.locator(".tlw-scrubber .tlw-scrub-name")).to_have_text("step2 · 3/3")
+    assert iframe.evaluate("frame => frame.__tlwMark") == "before the click", "a new frame was made"
+    assert canvas.evaluate("canvas => canvas.__tlwMark") == "before the click", "the app drew anew"
+    assert changed_fraction(look, canvas.screenshot()) > 0.002, "the run's colours changed no pixel"
+    root.screenshot(path=str(artifacts / "compare-multiples-step2.png"))
+    assert page.console_errors == [], page.console_errors

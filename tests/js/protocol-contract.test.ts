@@ -53,6 +53,7 @@ const INSPECTS: [string, InspectReply["kind"]][] = [
   ["inspect-difference", "difference"],
   ["inspect-baseline", "op"],
   ["inspect-memory", "op"],
+  ["inspect-compare", "op"],
 ];
 
 describe("the kernel's sample replies", () => {
@@ -188,6 +189,21 @@ describe("the kernel's sample replies", () => {
       parseInspectReply({ ...(result as object), memory: { ...section, alive: [{ name: "a", bytes: 1, text: "1 B" }] } }),
     ).toThrow("'label'");
     expect(parseInspectReply(sample("inspect-op").result)).not.toHaveProperty("memory");
+  });
+
+  it("a comparison's panel carries the node in every run: a finite number or null, never NaN", () => {
+    const { result } = sample("inspect-compare");
+    const parsed = parseInspectReply(result);
+    if (parsed.kind === "none") throw new Error("the sample selects an op");
+    expect(parsed.runs?.runs.map((run) => run.name)).toEqual(["step0", "step1", "step2"]);
+    expect(parsed.runs?.runs[0]).toEqual({ name: "step0", value: null, text: "reference", lacks: false });
+    expect(parsed.runs?.shown).toBe("step1");
+    const section = (result as { runs: { runs: object[] } }).runs;
+    const broken = (run: object) => parseInspectReply({ ...(result as object), runs: { ...section, runs: [run] } });
+    expect(() => broken({ ...section.runs[1], value: "1" })).toThrow("'value'");
+    expect(() => broken({ ...section.runs[1], value: Number.NaN })).toThrow("'value'");
+    expect(() => broken({ ...section.runs[1], lacks: 0 })).toThrow("'lacks'");
+    expect(parseInspectReply(sample("inspect-op").result)).not.toHaveProperty("runs");
   });
 
   it("the memory strip's series is torchlens' live bytes, split into its categories, an op per point", () => {

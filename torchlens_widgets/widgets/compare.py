@@ -14,7 +14,9 @@ from .. import _debug
 from .._errors import DebugQuestionError, ViewerNotAvailableError
 from .._overlays import VALUE_OVERLAYS, check_public_field
 from .._privacy import check_privacy_profile, refuse_under_public
+from .._protocol import InspectRecord, Reply
 from .._trace import record_for_label
+from ..comparing.multiples import runs_section
 from ..comparing.overlays import COMPARE_OVERLAYS, DELTA_OVERLAY, RunOverlays
 from ..comparing.runs import check_aligned, collect_runs
 from .base import DEFAULT_HEIGHT, DEFAULT_PRIVACY_PROFILE
@@ -192,6 +194,14 @@ class Compare(Explorer):
             return label
         return self._source.index.label_of(self._source.resolve(name))
 
+    def _inspect_label(self, label: str) -> Reply[InspectRecord]:
+        """The reference run's panel for the node, with the node in every run (the small multiples)."""
+        header, buffers = super()._inspect_label(label)
+        header["runs"] = runs_section(
+            self._runs, self._run_overlays, self.overlay, label, shown=self.run, reference=self.reference
+        )
+        return header, buffers
+
     def _refresh_questions(self) -> None:
         questions = ["first_divergence"]
         if self._nonfinite.found:
@@ -220,3 +230,16 @@ class Compare(Explorer):
     def _on_run(self, change: dict[str, Any]) -> None:
         if self._compare_ready:  # recoloured in place: the same graph, the run's node data
             self._colouring.refresh(self.overlay)
+            if change["name"] == "reference":
+                self._reinspect()  # every run's delta is from the reference
+
+    @traitlets.observe("overlay")
+    def _on_compare_overlay(self, change: dict[str, Any]) -> None:
+        if self._compare_ready:
+            self._reinspect()  # the small multiples show the overlay's values
+
+    def _reinspect(self) -> None:
+        """Every view asks the selection's panel again (the run shown alone is marked by the view: its
+        values do not change with it)."""
+        if self.selected_label:
+            self.set_trait("_inspect_rev", self._inspect_rev + 1)
