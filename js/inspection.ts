@@ -39,7 +39,11 @@ export class Inspection {
           const result = parseInspectReply(raw);
           if (!current() || result.label !== label) return;
           if (result.kind === "none") panel.clear();
-          else panel.update(result, buffers);
+          else {
+            panel.update(result, buffers);
+            // The run shown now, whatever it was when the reply was made (a saved page's replies are old).
+            if (result.runs) panel.markShownRun(this.model.get("run") ?? result.runs.shown);
+          }
         } catch (error) {
           if (current()) panel.showMessage(`Could not inspect ${label}: ${errorText(error)}`);
         }

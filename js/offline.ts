@@ -28,6 +28,15 @@ export interface Recording {
   inspect: Record<string, RecordedReply>;
   /** The memory strip's series, when the widget showed it (`w.timeline = "memory"`). */
   timeline?: RecordedReply;
+  /** A comparison (tlw.compare): run name -> that run's graphs and refusals, as `graphs` and `refused`
+   * are for the run shown when saved; the run scrubber switches among them. */
+  runs?: Record<string, RecordedGraphs>;
+}
+
+/** Overlay name -> graph reply and summary; overlay name -> why it is refused. */
+export interface RecordedGraphs {
+  graphs: Record<string, { reply: RecordedReply; summary: string }>;
+  refused: Record<string, string>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the handlers of Backbone-style events
@@ -78,6 +87,7 @@ export class ReplayModel {
       this.set("selected_label", this.recording.labels[String(this.state.selected_node)] ?? "");
     }
     if (changed.has("overlay")) this.applyOverlay(String(this.state.overlay ?? ""));
+    else if (changed.has("run")) this.applyRun();
     this.dirty.clear();
   }
 
@@ -112,7 +122,8 @@ export class ReplayModel {
   private answer(method: string): { ok: true; reply: RecordedReply } | { ok: false; error: string } {
     if (method === "assets") return { ok: true, reply: this.recording.assets };
     if (method === "graph") {
-      const graph = this.recording.graphs[String(this.state.overlay ?? "")] ?? this.recording.graphs[""];
+      const { graphs } = this.graphsNow();
+      const graph = graphs[String(this.state.overlay ?? "")] ?? graphs[""] ?? this.recording.graphs[""];
       return { ok: true, reply: graph.reply };
     }
     if (method === "inspect") {
@@ -126,8 +137,25 @@ export class ReplayModel {
     return { ok: false, error: `a saved file cannot answer '${method}': re-run the notebook for a live widget` };
   }
 
+  /** The graphs of the run shown (a comparison's), else the recording's own. */
+  private graphsNow(): RecordedGraphs {
+    return this.recording.runs?.[String(this.state.run ?? "")] ?? this.recording;
+  }
+
+  /** A comparison's run switched (its scrubber): the overlay's graph of that run, drawn in place. An
+   * overlay refused for that run draws none and says why, the overlay kept, as the kernel does. */
+  private applyRun(): void {
+    const overlay = String(this.state.overlay ?? "");
+    const { graphs, refused } = this.graphsNow();
+    const graph = graphs[overlay];
+    this.set("notice", graph || !overlay ? "" : (refused[overlay] ?? `The overlay '${overlay}' was not saved for this run.`));
+    this.set("overlay_summary", graph?.summary ?? "");
+    this.set("_graph_rev", Number(this.state._graph_rev ?? 0) + 1);
+  }
+
   private applyOverlay(overlay: string): void {
-    const graph = this.recording.graphs[overlay];
+    const { graphs, refused } = this.graphsNow();
+    const graph = graphs[overlay];
     if (graph) {
       this.shownOverlay = overlay;
       this.set("notice", "");
@@ -136,10 +164,7 @@ export class ReplayModel {
       return;
     }
     this.set("overlay", this.shownOverlay); // refused: the previous overlay stays, as in the kernel
-    this.set(
-      "notice",
-      this.recording.refused[overlay] ?? `The overlay '${overlay}' was not saved in this file. Re-run the notebook to show it.`,
-    );
+    this.set("notice", refused[overlay] ?? `The overlay '${overlay}' was not saved in this file. Re-run the notebook to show it.`);
   }
 
   private buffer(index: number): DataView {

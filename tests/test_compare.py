@@ -5,6 +5,7 @@ switch recolours through the overlay path, and a run gone NaN keeps every trait 
 
 from __future__ import annotations
 
+import base64
 import copy
 import gzip
 import json
@@ -20,6 +21,7 @@ from torchlens.differential import diff_report
 import torchlens_widgets as tlw
 from tests.helpers.models import TinyMLP
 from tests.helpers.pairs import X_TINY, perturbed, trace
+from tests.helpers.saved_pages import saved
 from tests.helpers.view_requests import Wire, ask
 
 
@@ -347,7 +349,7 @@ def test_tl_widgets_compare_is_tlw_compare() -> None:
     assert inspect.signature(tlw.compare).parameters == inspect.signature(tlw.Compare).parameters
 
 
-def test_netron_shows_the_run_shown_and_save_html_is_refused(runs: list[Any], tmp_path: Path) -> None:
+def test_netron_shows_the_run_shown(runs: list[Any]) -> None:
     c = tlw.compare(runs, viewer="netron")
     content, _ = ask(c, "graph")
     values = content["result"]["overlay"]["values"]
@@ -357,6 +359,32 @@ def test_netron_shows_the_run_shown_and_save_html_is_refused(runs: list[Any], tm
     assert content["result"]["overlay"]["values"]["linear_2_3"] == pytest.approx(
         c.values("linear_2_3:1")[c.runs[2]]
     )
-    with pytest.raises(tlw.ViewerNotAvailableError, match="Remedy"):
-        c.save_html(tmp_path / "compare.html")
-    assert not (tmp_path / "compare.html").exists()
+
+
+@pytest.mark.parametrize("viewer", ["model-explorer", "netron"])
+def test_save_html_holds_every_runs_colours_for_the_pages_scrubber(
+    runs: list[Any], tmp_path: Path, viewer: str
+) -> None:
+    c = tlw.compare(runs, viewer=viewer).select("linear_2_3:1")
+    recording = saved(c.save_html(tmp_path / "compare.html"))["recording"]
+    state = recording["state"]
+    assert (state["runs"], state["run"], state["reference"]) == (c.runs, c.run, c.reference)
+    assert set(recording["runs"]) == set(c.runs)
+    for run in c.runs:
+        c.run = run
+        for overlay in ("delta", "magnitude", "spread", "time"):
+            c.overlay = overlay
+            graph = recording["runs"][run]["graphs"][overlay]
+            assert graph["summary"] == c.overlay_summary  # the toolbar's line, as the live widget says it
+            live, buffers = ask(c, "graph")
+            assert graph["reply"]["result"] == live["result"]
+            if viewer == "model-explorer":  # the node data of that run, the graph bytes stored once
+                recorded = base64.b64decode(recording["buffers"][graph["reply"]["buffers"][-1]])
+                assert strict(gzip.decompress(recorded)) == strict(gzip.decompress(buffers[-1]))
+    graph_bytes = {
+        entry["reply"]["buffers"][0] for r in recording["runs"].values() for entry in r["graphs"].values()
+    }
+    assert len(graph_bytes) == 1
+    assert "grad_norm" in recording["runs"][c.runs[1]]["refused"]  # no backward pass: torchlens' reason
+    section = recording["inspect"]["linear_2_3:1"]["result"]["runs"]
+    assert [run["name"] for run in section["runs"]] == c.runs

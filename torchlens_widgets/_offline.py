@@ -122,6 +122,7 @@ def _recording_head(
     refused: Mapping[str, str],
     labels: Mapping[str, str],
     timeline: Reply | None,
+    runs: Mapping[str, tuple[Mapping[str, tuple[Reply, str]], Mapping[str, str]]] | None = None,
 ) -> dict[str, Any]:
     head: dict[str, Any] = {
         "format": RECORDING_FORMAT,
@@ -136,6 +137,17 @@ def _recording_head(
     }
     if timeline is not None:  # the memory strip's reply (js/offline.ts answers memory_timeline with it)
         head["timeline"] = pool.reply(timeline)
+    if runs is not None:  # a comparison: every run's graphs, which the page's run scrubber switches among
+        head["runs"] = {
+            run: {
+                "graphs": {
+                    name: {"reply": pool.reply(reply), "summary": summary}
+                    for name, (reply, summary) in run_graphs.items()
+                },
+                "refused": dict(run_refused),
+            }
+            for run, (run_graphs, run_refused) in runs.items()
+        }
     return head
 
 
@@ -187,6 +199,7 @@ def write_page(
     labels: Mapping[str, str],
     inspect: Callable[[str], Reply] | None,
     timeline: Reply | None = None,
+    runs: Mapping[str, tuple[Mapping[str, tuple[Reply, str]], Mapping[str, str]]] | None = None,
     first: str = "",
     max_bytes: int = DEFAULT_MAX_BYTES,
     progress: Callable[[int], None] = lambda done: None,
@@ -205,7 +218,7 @@ def write_page(
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryFile() as spool:
         pool = BufferPool(spool)
-        head = _recording_head(pool, state, assets, graphs, refused, labels, timeline)
+        head = _recording_head(pool, state, assets, graphs, refused, labels, timeline, runs)
         frame_head, frame_tail = _page_frame(title)
         opening = (
             frame_head + _json({"bundle": bundle})[:-1] + ',"recording":' + _json(head)[:-1] + ',"inspect":{'

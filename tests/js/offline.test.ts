@@ -60,6 +60,38 @@ describe("ReplayModel", () => {
     expect(model.get("notice")).toContain("not saved in this file");
   });
 
+  it("a comparison's file switches the run's graph in place and refuses an overlay that run cannot show", async () => {
+    const graphs = recording().graphs;
+    const runs = {
+      a: { graphs, refused: {} },
+      b: {
+        graphs: {
+          "": graphs[""],
+          time: { reply: { result: { label: "m", nodeData: { name: "time of b" } }, buffers: [0, 2] }, summary: "b" },
+        },
+        refused: { bytes: "b has no bytes. Remedy: ..." },
+      },
+    };
+    const model = new ReplayModel({ ...recording(), state: { ...recording().state, runs: ["a", "b"], run: "a" }, runs });
+    const channel = new KernelChannel(model);
+    model.set("run", "b");
+    model.save_changes();
+    expect([model.get("overlay_summary"), model.get("_graph_rev"), model.get("notice")]).toEqual(["b", 2, ""]);
+    const graph = await channel.request("graph");
+    expect(graph.buffers.map(text)).toEqual(["graph", "bytes-values"]); // the same graph bytes, b's node data
+    model.set("overlay", "bytes");
+    model.save_changes();
+    expect([model.get("overlay"), model.get("notice")]).toEqual(["time", "b has no bytes. Remedy: ..."]);
+    model.set("run", "a");
+    model.save_changes();
+    model.set("overlay", "bytes");
+    model.save_changes();
+    model.set("run", "b"); // shown in a, refused in b: no colours, the overlay kept, the reason said
+    model.save_changes();
+    expect([model.get("overlay"), model.get("overlay_summary"), model.get("notice")]).toEqual(["bytes", "", "b has no bytes. Remedy: ..."]);
+    expect((await channel.request("graph")).buffers.map(text)).toEqual(["graph"]);
+  });
+
   it("refuses a recording of another format", () => {
     expect(() => new ReplayModel({ ...recording(), format: "other" })).toThrow("Unsupported recording");
   });

@@ -4,7 +4,8 @@ place for the run shown. An Explorer of the reference run whose colouring reads 
 
 from __future__ import annotations
 
-import pathlib
+import dataclasses
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +23,7 @@ from ..comparing.runs import check_aligned, collect_runs
 from .base import DEFAULT_HEIGHT, DEFAULT_PRIVACY_PROFILE
 from .colouring import Colouring
 from .explorer import DEFAULT_VIEWER, Explorer
+from .saving import SavedView
 
 # The overlays made of values: refused under privacy_profile="public" before anything is drawn.
 VALUE_DERIVED = frozenset({*COMPARE_OVERLAYS, *VALUE_OVERLAYS})
@@ -168,11 +170,15 @@ class Compare(Explorer):
             self._debugging.show_answer(f"Run {run} vs {self.reference}: {shown.status}", label)
         return {name: (answer.pair if answer is not None else None) for name, answer in answers.items()}
 
-    def save_html(self, path: str | pathlib.Path, **options: Any) -> pathlib.Path:
-        """Not yet: a saved comparison would lose its runs and its scrubber (ViewerNotAvailableError)."""
-        raise ViewerNotAvailableError(
-            "Compare.save_html() is not available yet: the offline file would hold one run's colours and no "
-            "run scrubber. Remedy: save a run on its own, tlw.explore(c.trace(name)).save_html(path)."
+    def _saved_view(self) -> SavedView:
+        """The explorer's file with every run's graphs (the page's scrubber switches among them) and the
+        runs' traits; the inspector's facts are the reference run's, its runs section at the overlay
+        shown when saved."""
+        view = super()._saved_view()
+        return dataclasses.replace(
+            view,
+            state={**view.state, "runs": self.runs, "run": self.run, "reference": self.reference},
+            runs={run: functools.partial(self._run_overlays.of, run) for run in self._runs.names},
         )
 
     # ----- helpers --------------------------------------------------------------------------------

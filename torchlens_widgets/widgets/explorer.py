@@ -371,7 +371,11 @@ class Explorer(ViewerWidget):
         bar shows in the cell for a long write (``progress=None``: in a notebook, from 200 nodes
         on; ``True`` / ``False`` to force it on or off).
         """
-        view = SavedView(
+        return save_explorer_html(self._saved_view(), pathlib.Path(path), inspector, max_bytes, progress)
+
+    def _saved_view(self) -> SavedView:
+        """What the file of ``save_html`` shows: this view's traits, graphs and answers."""
+        return SavedView(
             state={name: getattr(self, name) for name in SAVED_TRAITS},
             source=self._source,
             overlays=[self.overlay, *self._overlay_choices],
@@ -379,7 +383,6 @@ class Explorer(ViewerWidget):
             inspect=self._inspect_label,
             timeline=(lambda: self._memory.strip({})) if self.timeline is not None else None,
         )
-        return save_explorer_html(view, pathlib.Path(path), inspector, max_bytes, progress)
 
     # ----- collaborators' state -------------------------------------------------------------------
 

@@ -16,6 +16,9 @@ from .._protocol import GraphResult, InspectRecord, MemoryTimelineResult, Reply
 from ..viewers import ViewerSource
 from . import bundle
 
+# Overlay name -> (its graph reply, the toolbar's summary), and overlay name -> why it is refused.
+RecordedGraphs = tuple[dict[str, tuple[Reply[GraphResult], str]], dict[str, str]]
+
 # The synced traits the saved HTML file needs to draw the same view.
 SAVED_TRAITS = (
     *("viewer", "granularity", "overlay", "overlay_summary", "baseline_summary", "height"),
@@ -36,6 +39,8 @@ class SavedView:
     inspect: Callable[[str], Reply[InspectRecord]]
     # The memory strip's reply when the strip is shown (the file shows it too), else None.
     timeline: Callable[[], Reply[MemoryTimelineResult]] | None = None
+    # A comparison: run name -> that run's overlay_for (the file holds every run's colours), else None.
+    runs: Mapping[str, Callable[[str], Overlay | None]] | None = None
 
 
 def save_explorer_html(
@@ -50,20 +55,29 @@ def save_explorer_html(
     names = list(dict.fromkeys(["", *view.overlays]))
     labels = view.source.index.labels_by_id()
     nodes = len(set(labels.values())) if inspector else 0
-    bar = Progress(len(names) + nodes, "Saving", progress)
-    graphs: dict[str, tuple[Reply[GraphResult], str]] = {}
-    refused: dict[str, str] = {}
-    for done, name in enumerate(names, 1):
-        bar.update(done, f"overlay {name or '(none)'}")
-        try:
-            overlay = view.overlay_for(name)
-        except OverlayUnavailableError as error:
-            refused[name] = str(error)
-            continue
-        graphs[name] = (
-            view.source.graph(overlay),
-            overlay.summary if overlay else "",
-        )
+    runs = dict(view.runs or {})
+    steps = len(names) * (1 + len(runs))
+    bar = Progress(steps + nodes, "Saving", progress)
+    done = 0
+
+    def graphs_of(overlay_for: Callable[[str], Overlay | None], run: str = "") -> RecordedGraphs:
+        nonlocal done
+        graphs: dict[str, tuple[Reply[GraphResult], str]] = {}
+        refused: dict[str, str] = {}
+        for name in names:
+            done += 1
+            bar.update(done, f"{f'run {run}, ' if run else ''}overlay {name or '(none)'}")
+            try:
+                overlay = overlay_for(name)
+            except OverlayUnavailableError as error:
+                refused[name] = str(error)
+                continue
+            # Every reply holds the same graph bytes (stored once in the file): only node data differ.
+            graphs[name] = (view.source.graph(overlay), overlay.summary if overlay else "")
+        return graphs, refused
+
+    graphs, refused = graphs_of(view.overlay_for)
+    run_graphs = {run: graphs_of(overlay_for, run) for run, overlay_for in runs.items()}
     try:
         report = write_page(
             target,
@@ -75,10 +89,11 @@ def save_explorer_html(
             refused=refused,
             labels=labels,
             timeline=view.timeline() if view.timeline is not None else None,
+            runs=run_graphs or None,
             inspect=view.inspect if inspector else None,
             first=state["selected_label"],
             max_bytes=max_bytes,
-            progress=lambda done: bar.update(len(names) + done, f"node {done:,} of {nodes:,}"),
+            progress=lambda node: bar.update(steps + node, f"node {node:,} of {nodes:,}"),
         )
     except Exception as error:
         bar.finish(f"not saved: {type(error).__name__}", ok=False)
