@@ -7,6 +7,7 @@ the page asks for nothing but its own file and blob:/data: URLs.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -238,5 +239,60 @@ def test_a_bounded_gpt2_48_file_opens_and_says_what_it_left_out(
         expect(inspector).to_contain_text(f"max_bytes={bound:,}")
         page.root.screenshot(path=str(artifacts / "offline-bounded-gpt2-48.png"))
         assert page.blocked == [] and page.errors == []
+    finally:
+        page.close()
+
+
+def test_a_saved_comparison_scrubs_its_runs_in_place_offline(
+    browser: Any, tmp_path: Path, artifacts: Any
+) -> None:
+    # Three runs of a model with every op at the top level (each shows its colour as drawn): step1
+    # moves w1, step2 moves w3, so their deltas from step0 colour different ops.
+    from tests.helpers.pixels import changed_fraction
+
+    class Flat(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.w1, self.w2, self.w3 = (torch.nn.Parameter(torch.randn(16, 16)) for _ in range(3))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.sigmoid(torch.relu(torch.tanh(x @ self.w1) @ self.w2) @ self.w3)
+
+    torch.manual_seed(0)
+    model, x = Flat(), torch.randn(4, 16)
+    runs = {}
+    for name, moved in (("step0", None), ("step1", "w1"), ("step2", "w3")):
+        other = copy.deepcopy(model)
+        with torch.no_grad():
+            if moved:
+                getattr(other, moved).add_(torch.randn(16, 16))
+            runs[name] = tl.trace(other, x)
+    c = tlw.compare(runs, height=560)
+    c.select(runs["step0"].layer_list[2].label)  # tanh, after w1: moved in step1, not in step2
+    page = OfflinePage(browser, c.save_html(tmp_path / "compare.html"))
+    try:
+        scrubber = page.root.locator(".tlw-scrubber")
+        expect(scrubber.locator(".tlw-scrub-name")).to_have_text("step1 · 2/3")
+        rows = page.root.locator(".tlw-inspector .tlw-insp-run")
+        expect(rows).to_have_count(3, timeout=30_000)
+        expect(rows.nth(1)).to_have_attribute("data-shown", "true")
+        canvas = page.frame.locator("webgl-renderer canvas.main").first
+        page.page.wait_for_timeout(1000)  # the selection centred and settled
+        look = canvas.screenshot()
+        page.root.screenshot(path=str(artifacts / "offline-compare-step1.png"))
+        scrubber.locator(".tlw-scrub-next").click()
+        expect(scrubber.locator(".tlw-scrub-name")).to_have_text("step2 · 3/3")
+        expect(page.root.locator(".tlw-overlay-info")).to_contain_text("run step2 vs step0")
+        expect(rows.nth(2)).to_have_attribute("data-shown", "true")
+        page.page.locator(".tlw-status[data-state='ready']").wait_for(timeout=60_000)
+        page.page.wait_for_timeout(1000)
+        page.root.screenshot(path=str(artifacts / "offline-compare-step2.png"))
+        assert changed_fraction(look, canvas.screenshot()) > 0.002, "the run's colours changed no pixel"
+        expect(page.page.locator("iframe.tlw-frame")).to_have_count(1)  # recoloured in place
+        rows.nth(0).click()  # the small multiples pick a run as the scrubber does
+        expect(scrubber.locator(".tlw-scrub-name")).to_have_text("step0 (reference) · 1/3")
+        expect(page.root.locator(".tlw-overlay-info")).to_contain_text("is the reference")
+        page.root.screenshot(path=str(artifacts / "offline-compare.png"))
+        assert page.blocked == [] and page.errors == [] and page.csp_violations == []
     finally:
         page.close()
