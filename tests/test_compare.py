@@ -312,6 +312,27 @@ def test_the_views_ask_the_panel_again_when_its_values_change(runs: list[Any]) -
     assert c._inspect_rev == rev
 
 
+@pytest.mark.parametrize("viewer", ["model-explorer", "netron"])
+def test_ops_some_runs_lack_are_marked_on_the_graph(runs: list[Any], doubled: Any, viewer: str) -> None:
+    c = tlw.compare({"doubled": doubled, "a": runs[0], "b": runs[2]}, viewer=viewer)
+    content, buffers = ask(c, "graph")
+    node_id = c._source.index.id_of_label("mul_1_4:1")
+    if viewer == "model-explorer":
+        assert content["result"]["nodeAttributes"] == {"keys": ["not_in_runs"]}
+        attributes = strict(gzip.decompress(buffers[-1]))
+        marked = {node: attrs for graph in attributes.values() for node, attrs in graph.items()}
+        assert marked == {node_id: {"not_in_runs": "a, b"}}  # the one op only "doubled" has
+    else:
+        rows = strict(gzip.decompress(buffers[1]))["metadata"]
+        marked = [row for row in rows if row["name"] == "not in runs"]
+        assert marked == [{"kind": "node", "target": node_id, "name": "not in runs", "value": "a, b"}]
+    plain = tlw.compare(runs, viewer=viewer)  # every run has every op: nothing marked
+    content, buffers = ask(plain, "graph")
+    assert "nodeAttributes" not in content["result"]
+    if viewer == "netron":
+        assert "not in runs" not in gzip.decompress(buffers[1]).decode()
+
+
 def test_values_needs_a_node(runs: list[Any]) -> None:
     c = tlw.compare(runs)
     with pytest.raises(tlw.DebugQuestionError, match="select a node"):

@@ -296,3 +296,37 @@ def test_a_saved_comparison_scrubs_its_runs_in_place_offline(
         assert page.blocked == [] and page.errors == [] and page.csp_violations == []
     finally:
         page.close()
+
+
+def test_an_op_some_runs_lack_says_so_in_model_explorers_info_panel(
+    browser: Any, tmp_path: Path, artifacts: Any
+) -> None:
+    from tests.helpers.harness import open_info_panel
+
+    class Plain(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.tanh(x)
+
+    class Doubled(Plain):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return super().forward(x) * 2  # mul_1_2: an op the plain runs lack
+
+    x = torch.randn(2, 4)
+    runs = {
+        "doubled": tl.trace(Doubled(), x),
+        "plain": tl.trace(Plain(), x),
+        "plain2": tl.trace(Plain(), x * 2),
+    }
+    c = tlw.compare(runs).select("mul_1_2:1")
+    page = OfflinePage(browser, c.save_html(tmp_path / "lacking.html"))
+    try:
+        expect(page.root.locator(".tlw-insp-run[data-lacks='true']")).to_have_count(2, timeout=30_000)
+        open_info_panel(page.frame)
+        row = page.frame.locator("info-panel tr").filter(
+            has=page.frame.locator("td.key", has_text="not_in_runs")
+        )
+        expect(row.locator("td.value .one-line-text").first).to_have_text("plain, plain2", timeout=30_000)
+        page.root.screenshot(path=str(artifacts / "offline-compare-not-in-runs.png"))
+        assert page.blocked == [] and page.errors == [] and page.csp_violations == []
+    finally:
+        page.close()

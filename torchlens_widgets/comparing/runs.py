@@ -69,6 +69,17 @@ class Runs:
         return label not in self.labels[name] and any(label in labels for labels in self.labels.values())
 
 
+def missing_from(runs: Runs, reference: str) -> dict[str, str]:
+    """The reference run's op labels that some runs lack -> those runs' names ("b, c"): the ops the
+    graph drawn marks as not in every run."""
+    marks = {}
+    for label in sorted(runs.labels[reference]):
+        lacking = [name for name in runs.names if label not in runs.labels[name]]
+        if lacking:
+            marks[label] = ", ".join(lacking)
+    return marks
+
+
 def collect_runs(runs: Any, names: Sequence[str] | None = None) -> Runs:
     """The runs as named traces. Raises, typed and naming the remedy: RunCountError (fewer than 2 or more
     than 16), NotATraceError (an entry that is no Trace and no path), RunPathError (a path torchlens

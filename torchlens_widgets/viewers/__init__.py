@@ -3,7 +3,7 @@ module per viewer, like js/model-explorer/ and js/netron/; ``make_source`` picks
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._assets import AssetBundle
@@ -23,6 +23,9 @@ VIEWERS = ("model-explorer", "netron")
 
 class ViewerSource(Protocol):
     baseline: BaselineFacts | None
+    # torchlens label -> the runs of a comparison that lack that op ("b, c"), set on its node as an
+    # attribute the viewer's info panel shows ({} outside a comparison).
+    node_marks: Mapping[str, str]
 
     @property
     def index(self) -> NodeLookup: ...

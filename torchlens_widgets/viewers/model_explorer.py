@@ -17,6 +17,7 @@ from .._protocol import ModelExplorerGraph, Reply, Role
 from .._trace import drawn_id, record_for_label, resolve_name
 from .._viewer_versions import SUPPORTED, checked_version
 from ..diffing.baseline import BASELINE_ATTR_KEYS, BaselineFacts
+from ..diffing.labels import EXECUTION_GRAPH_INDEX, execution_labels
 from ..graph_model import ModelExplorerPayload, NodeIndex, TraceGraph
 
 if TYPE_CHECKING:
@@ -109,6 +110,25 @@ def baseline_attributes(collection: Mapping[str, Any], facts: BaselineFacts) -> 
     return attributes
 
 
+# The node attribute of an op that some runs of a comparison lack: those runs' names.
+NOT_IN_RUNS_KEY = "not_in_runs"
+
+
+def marks_attributes(collection: Mapping[str, Any], marks: Mapping[str, str]) -> dict[str, Any]:
+    """graph id -> node id -> {NOT_IN_RUNS_KEY: runs} for the execution graph's nodes of ``marks``'
+    labels (the graph the runs' deltas cover)."""
+    graphs = collection.get("graphs") or []
+    if not graphs:
+        return {}
+    graph_id = str(graphs[EXECUTION_GRAPH_INDEX].get("id"))
+    nodes = {
+        node_id: {NOT_IN_RUNS_KEY: marks[label]}
+        for node_id, label in execution_labels(collection).items()
+        if label in marks
+    }
+    return {graph_id: nodes} if nodes else {}
+
+
 # ----- viewer source ------------------------------------------------------------------------------
 
 
@@ -123,6 +143,8 @@ class ModelExplorerSource:
         self._graph = graph
         self.baseline: BaselineFacts | None = None
         self._baseline_wire: tuple[BaselineFacts, bytes] | None = None
+        self.node_marks: Mapping[str, str] = {}
+        self._marks_wire: tuple[Mapping[str, str], bytes] | None = None
 
     @property
     def payload(self) -> ModelExplorerPayload:
@@ -152,7 +174,15 @@ class ModelExplorerSource:
         if self.baseline is not None:
             header["nodeAttributes"] = {"keys": list(BASELINE_ATTR_KEYS)}
             buffers.append(self._baseline_attributes_wire(self.baseline))
+        elif self.node_marks:  # a comparison (which has no baseline): the runs each op is missing from
+            header["nodeAttributes"] = {"keys": [NOT_IN_RUNS_KEY]}
+            buffers.append(self._marks_attributes_wire(self.node_marks))
         return header, buffers
+
+    def _marks_attributes_wire(self, marks: Mapping[str, str]) -> bytes:
+        if self._marks_wire is None or self._marks_wire[0] is not marks:
+            self._marks_wire = (marks, gzip_json(marks_attributes(self.payload.collection, marks)))
+        return self._marks_wire[1]
 
     def _baseline_attributes_wire(self, facts: BaselineFacts) -> bytes:
         if self._baseline_wire is None or self._baseline_wire[0] is not facts:

@@ -15,7 +15,7 @@ import operator
 import re
 import tempfile
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -276,6 +276,8 @@ class NetronSource:
         self.baseline: BaselineFacts | None = None
         # The companion with the baseline's rows as sent (gzip), and the facts it was made of.
         self._baseline_wire: tuple[BaselineFacts, bytes] | None = None
+        self.node_marks: Mapping[str, str] = {}
+        self._marks_wire: tuple[Mapping[str, str], bytes] | None = None
 
     # Exported on first use (the first view's graph request, or a Python call that needs a node
     # name): explore() returns at once, so Netron's frame boots while torchlens exports.
@@ -304,6 +306,8 @@ class NetronSource:
         model, attachment = artifact.wire
         if self.baseline is not None:  # diff facts in the sidebar's METADATA, next to torchlens' rows
             attachment = self._baseline_attachment(self.baseline)
+        elif self.node_marks:  # a comparison (which has no baseline): the runs each op is missing from
+            attachment = self._marks_attachment(self.node_marks)
         header = NetronGraph(
             identifier=artifact.identifier,
             attachment=artifact.attachment_identifier,
@@ -321,6 +325,18 @@ class NetronSource:
             companion["metadata"] += baseline_metadata(facts, (entry.node_id for entry in self.index))
             self._baseline_wire = (facts, gzip_json(companion))
         return self._baseline_wire[1]
+
+    def _marks_attachment(self, marks: Mapping[str, str]) -> bytes:
+        """torchlens' companion with a "not in runs" row on each node of an op some runs lack."""
+        if self._marks_wire is None or self._marks_wire[0] is not marks:
+            companion = json.loads(self.artifact.attachment_json)
+            companion["metadata"] += [
+                {"kind": "node", "target": entry.node_id, "name": "not in runs", "value": marks[entry.label]}
+                for entry in self.index
+                if entry.label in marks
+            ]
+            self._marks_wire = (marks, gzip_json(companion))
+        return self._marks_wire[1]
 
     def overlay_values(self, overlay: Overlay) -> NetronOverlay:
         """The overlay keyed by Netron node name (Netron has no node data: our host colours boxes).

@@ -19,7 +19,7 @@ from .._protocol import InspectRecord, Reply
 from .._trace import record_for_label
 from ..comparing.multiples import runs_section
 from ..comparing.overlays import COMPARE_OVERLAYS, DELTA_OVERLAY, RunOverlays
-from ..comparing.runs import check_aligned, collect_runs
+from ..comparing.runs import check_aligned, collect_runs, missing_from
 from .base import DEFAULT_HEIGHT, DEFAULT_PRIVACY_PROFILE
 from .colouring import Colouring
 from .explorer import DEFAULT_VIEWER, Explorer
@@ -83,6 +83,8 @@ class Compare(Explorer):
             reinspect=lambda: self.set_trait("_inspect_rev", self._inspect_rev + 1),
             overlays=self._run_overlays,
         )
+        # The graph drawn is the reference run's: its ops that other runs lack say so on their nodes.
+        self._sources.tell_marks(missing_from(collected, ref))
         others = [name for name in collected.names if name != ref]
         with self.hold_trait_notifications():
             self.set_trait("runs", collected.names)

@@ -3,6 +3,7 @@ made on first use and kept, each told the baseline's facts."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .._assets import AssetBundle
@@ -35,6 +36,7 @@ class TraceSources:
         self._privacy_profile = privacy_profile
         self._netron_options = check_netron_options(depth, show_buffers)
         self._facts: BaselineFacts | None = None
+        self._marks: Mapping[str, str] = {}
         self._made: dict[tuple[str, str], ViewerSource] = {}
         self.current: ViewerSource = self._source_for(viewer, granularity)  # raises before drawing
 
@@ -56,6 +58,12 @@ class TraceSources:
         for source in self._made.values():
             source.baseline = facts
 
+    def tell_marks(self, marks: Mapping[str, str]) -> None:
+        """A comparison's ops that some runs lack (label -> those runs), told to every source."""
+        self._marks = marks
+        for source in self._made.values():
+            source.node_marks = marks
+
     def bundles(self) -> list[AssetBundle]:
         """Every asset bundle published (a view may ask for any of them)."""
         return [source.assets() for source in self._made.values()]
@@ -69,5 +77,6 @@ class TraceSources:
                 viewer, self._log, granularity, self._privacy_profile, depth, show_buffers, self._graph
             )
             source.baseline = self._facts
+            source.node_marks = self._marks
             self._made[key] = source
         return self._made[key]
