@@ -83,7 +83,9 @@ export class GraphDrawing {
     this.visibilityKnown = new Promise<void>((resolve) => {
       visibilityReported = resolve;
     });
-    this.stopTracking = trackVisibility(view.root, this.slot.entry, this.redrawNow, visibilityReported);
+    // The frame's own area, not the whole widget: a widget whose toolbar is in the viewport and its frame
+    // below it is not on screen (Chromium draws a sandboxed frame only while some of it is in view).
+    this.stopTracking = trackVisibility(view.body, this.slot.entry, this.redrawNow, visibilityReported);
   }
 
   /** The frame on screen now, if any (a paused or retired view has none). */

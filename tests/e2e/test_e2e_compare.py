@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.helpers.harness import JupyterServer, KernelAccess
+from tests.helpers.harness import JupyterServer, KernelAccess, open_notebook
 from tests.helpers.notebook import RecordedPage, notebook_session
 from tests.helpers.pixels import changed_fraction
 
@@ -123,3 +123,50 @@ def test_the_inspector_shows_every_run_and_a_click_there_shows_that_run(
     assert changed_fraction(look, canvas.screenshot()) > 0.002, "the run's colours changed no pixel"
     root.screenshot(path=str(artifacts / "compare-multiples-step2.png"))
     assert page.console_errors == [], page.console_errors
+
+
+# Runs one cell from the page, as its run button does (the notebook does not scroll to it).
+RUN_CELL = """i => {
+  const notebook = window.jupyterapp.shell.currentWidget.content;
+  notebook.activeCellIndex = i;
+  return window.jupyterapp.commands.execute('notebook:run-cell');
+}"""
+
+
+def test_a_view_whose_frame_is_below_the_fold_waits_for_it_and_draws_when_scrolled_to(
+    jupyter_lab: JupyterServer, browser: Any
+) -> None:
+    # The widget's toolbars in the viewport, its graph below the fold (a cell run at the bottom of the
+    # window): the frame cannot draw there (Chromium runs no animation frame in it), so the view must
+    # say it waits to be on screen and not count its draw time-out, which it did when the toolbar alone
+    # made it "on screen" (after 120 s: "did not draw the graph", it needs WebGL).
+    name = jupyter_lab.write_notebook("compare-below-the-fold.ipynb", CELLS)
+    page = RecordedPage(browser, height=1000)
+    try:
+        open_notebook(page.page, jupyter_lab, name)
+        kernel = jupyter_lab.kernel_for(name)
+        try:
+            page.page.evaluate(RUN_CELL, 0)
+            kernel.wait_for("len(runs)", 3, timeout=120)
+            box = page.page.locator(".jp-Notebook .jp-Cell").nth(1).locator(".jp-InputArea").bounding_box()
+            assert box is not None
+            # Room for the widget's toolbar and the scrubber's row under it, not for its frame.
+            page.page.set_viewport_size({"width": 1400, "height": round(box["y"] + box["height"] + 60)})
+            page.page.evaluate(RUN_CELL, 1)
+            status = page.page.locator(".tlw-status").first
+            expect(status).to_contain_text("Waiting to be on screen", timeout=120_000)
+            assert kernel.draws("c") == 0
+            page.page.wait_for_timeout(3_000)  # still waiting, never "Laying out" over a frame out of view
+            expect(status).to_contain_text("Waiting to be on screen")
+            assert page.page.locator(".tlw-root").first.locator(".tlw-error").inner_text() == ""
+
+            page.page.set_viewport_size({"width": 1400, "height": 1000})
+            page.page.locator("iframe.tlw-frame").first.scroll_into_view_if_needed()
+            kernel.wait_drawn("c", since=0, timeout=120)
+            expect(status).to_have_attribute("data-state", "ready")
+            assert page.console_errors == [], page.console_errors
+        finally:
+            kernel.close()
+    finally:
+        page.close()
+        jupyter_lab.shut_down_notebook(name)
