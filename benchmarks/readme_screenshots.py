@@ -5,8 +5,9 @@
 docs/screenshot.png: GPT-2 (2 layers) in Model Explorer, coloured by measured time, a node selected,
 the inspector beside the graph, in the default layout. docs/netron.png: a small BERT in Netron at
 module granularity, an op inside a module call selected. docs/memory.png: the same GPT-2 coloured by
-torchlens' estimated live bytes, its memory strip under the graph, the peak op selected. Widgets
-``--width`` px wide.
+torchlens' estimated live bytes, its memory strip under the graph, the peak op selected.
+docs/compare.png: four training-like steps of that GPT-2 in tlw.compare, coloured by each node's delta
+from the first, an op selected with its small multiples. Widgets ``--width`` px wide.
 """
 
 from __future__ import annotations
@@ -31,6 +32,14 @@ with torch.no_grad():
     "w = tlw.explore(gpt2_log, overlay='time', height=560)\nw",
     "n = tlw.explore(bert_log, viewer='netron', height=560)\nn",
     "m = tlw.explore(gpt2_log, overlay='memory', timeline='memory', height=460)\nm",
+    """steps = {}
+with torch.no_grad():
+    for step in range(4):
+        steps[f"step{step}"] = tl.trace(gpt2, tokens)
+        for parameter in gpt2.parameters():  # a training-like step: every weight moves a little
+            parameter.add_(torch.randn_like(parameter) * 2e-3)
+c = tlw.compare(steps, height=460)
+c""",
 ]
 READY = """n => document.querySelectorAll(".tlw-status[data-state='ready']").length >= n"""
 
@@ -55,7 +64,7 @@ def main() -> None:
             run_all_cells(page)
             roots = page.locator(".tlw-root")
             # A view off screen waits to be scrolled to before it draws, as a reader's would.
-            for index in (0, 1, 2):
+            for index in (0, 1, 2, 3):
                 roots.nth(index).scroll_into_view_if_needed()
                 page.wait_for_function(READY, arg=index + 1, timeout=300_000)
             width = roots.first.bounding_box()["width"]  # type: ignore[index]
@@ -74,6 +83,11 @@ def main() -> None:
             roots.nth(2).scroll_into_view_if_needed()
             page.wait_for_timeout(4_000)  # the peak selected and centred, the inspector's answer
             roots.nth(2).screenshot(path=str(out / "memory.png"))
+            kernel.run("c.run = 'step2'")
+            kernel.run("c.select([l for l in steps['step0'].layer_labels if l.startswith('addmm')][6])")
+            roots.nth(3).scroll_into_view_if_needed()
+            page.wait_for_timeout(4_000)  # the recolour, the selection centred, the small multiples
+            roots.nth(3).screenshot(path=str(out / "compare.png"))
             kernel.close()
         finally:
             browser.close()

@@ -14,7 +14,8 @@ RUN_CELL = """i => {
 WIDGET_TIMINGS = """i => {
   const root = document.querySelectorAll('.jp-Notebook .jp-Cell')[i]?.querySelector('.tlw-root');
   const status = root?.querySelector('.tlw-status');
-  if (status?.dataset.state === 'error') return {error: root.innerText}; // a failed first draw has no renderedAt
+  // A failed first draw has no renderedAt: said at once.
+  if (status?.dataset.state === 'error') return {error: root.innerText};
   if (!status || status.dataset.state === 'loading' || !root.parentElement.dataset.renderedAt) return null;
   return {...root.parentElement.dataset};
 }"""
@@ -60,7 +61,8 @@ NETRON_RENDERED = """(() => { const poll = setInterval(() => {
 VSCODE_RENDERED = """() => {
   const root = document.querySelector('.tlw-root');
   const status = root?.querySelector('.tlw-status');
-  if (status?.dataset.state === 'error') return {error: root.innerText}; // a failed first draw has no renderedAt
+  // A failed first draw has no renderedAt: said at once.
+  if (status?.dataset.state === 'error') return {error: root.innerText};
   if (!status || status.dataset.state === 'loading' || !root.parentElement.dataset.renderedAt) return null;
   return {...root.parentElement.dataset};
 }"""

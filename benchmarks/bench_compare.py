@@ -1,0 +1,128 @@
+"""python -m benchmarks.bench_compare [--runs 8] [--repeat 2]: many runs of GPT-2 small on one graph.
+
+In a real JupyterLab in headless Chromium (software WebGL), one kernel, random weights: ``--runs``
+traces of GPT-2 small, each a training-like step away from the one before (the weights moved by a
+little noise). Prints, beside a single explorer of the first run:
+
+- first draw (cell -> drawn) of ``tlw.compare(runs)`` and of ``tlw.explore(run0)``, each on a fresh page;
+- a scrub (``c.run`` set to the next run; kernel change -> the view's next draw), on the first,
+  collapsed view and on the graph opened to an op selected deep inside it (as a reader's click opens it);
+- the kernel's memory per extra run (tracemalloc), beside one trace's Model Explorer export size.
+
+Figures, never assertions; they move up to 2x between runs on this machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.bench_explore.cells import REPO, widget_cell
+from benchmarks.bench_explore.in_place import _timed
+from benchmarks.bench_explore.notebook import Notebook
+from tests.helpers.harness import CHROMIUM, CHROMIUM_ARGS, JupyterServer, open_notebook
+
+SETUP = """import sys, time, copy, json, torch, torchlens as tl, torchlens_widgets as tlw
+sys.path.insert(0, {repo!r})
+from benchmarks.bench_kernel import held_mb, shown, _export_cache
+from benchmarks.bench_models import build
+model, x = build("gpt2")
+runs, started = {{}}, {{}}
+with torch.no_grad():
+    for step in range({runs}):
+        runs[f"step{{step}}"] = tl.trace(model, x)
+        for parameter in model.parameters():  # a training-like step: every weight moves a little
+            parameter.add_(torch.randn_like(parameter) * 1e-3)
+names = list(runs)
+# An op a third of the way down, deep inside its block: selecting it opens the layers around it.
+addmms = [label for label in runs["step0"].layer_labels if label.startswith("addmm")]
+deep = addmms[len(addmms) // 3]
+others = names[1:]  # the runs with a delta from the reference (step0) to show"""
+CELLS = [widget_cell("me", "tlw.explore(runs['step0'])"), widget_cell("c", "tlw.compare(runs, height=560)")]
+ME_CELL, COMPARE_CELL = 0, 1
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def scrubs(notebook: Notebook, count: int) -> list[float]:
+    """ms of ``count`` scrubs to the next run (kernel change -> drawn), each from the run shown."""
+    times = []
+    for _ in range(count):
+        statement = "c.run = others[(others.index(c.run) + 1) % len(others)]"
+        times.append(_timed(notebook, COMPARE_CELL, statement).ms)
+    return times
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=8)
+    parser.add_argument("--repeat", type=int, default=2)
+    args = parser.parse_args()
+    figures: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as root, sync_playwright() as playwright:
+        server = JupyterServer(Path(root)).start()
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            name = server.write_notebook("compare.ipynb", CELLS)
+            # Tall enough for both widgets: a view draws only once its frame is in the viewport.
+            page = browser.new_page(viewport={"width": 1400, "height": 2200})
+            open_notebook(page, server, name)
+            kernel = server.kernel_for(name)
+            kernel.run(SETUP.format(repo=str(REPO), runs=args.runs), timeout=1800)
+            notebook = Notebook(page, kernel)
+            for attempt in range(args.repeat):
+                if attempt:
+                    open_notebook(page, server, name)  # a fresh page: the viewer's assets cross again
+                kernel.run("_export_cache.clear()")
+                drawn = notebook.cell_to_render_ms(ME_CELL, "me")[""]
+                figures.setdefault("explore_first", []).append(drawn)
+                page.locator(".jp-Notebook .jp-Cell").nth(COMPARE_CELL).scroll_into_view_if_needed()
+                drawn = notebook.cell_to_render_ms(COMPARE_CELL, "c")[""]
+                figures.setdefault("compare_first", []).append(drawn)
+            figures["scrub_collapsed"] = scrubs(notebook, 2 * args.repeat)
+            kernel.run("c.select(deep)")
+            time.sleep(4)  # the layers around it opened and drawn
+            figures["scrub_opened"] = scrubs(notebook, 2 * args.repeat)
+            traced = {
+                k: kernel.value(f"held_mb(lambda: shown(tlw.compare(dict(list(runs.items())[:{k}]))), 1)[0]")
+                for k in (2, args.runs)
+            }
+            figures["memory_per_run_mb"] = [(traced[args.runs] - traced[2]) / (args.runs - 2)]
+            figures["export_mb"] = [
+                kernel.value("len(json.dumps(tl.export.to_model_explorer_dict(runs['step0']))) / 2**20")
+            ]
+            kernel.close()
+        except Exception:
+            # What the page showed when it failed: the cells' outputs (a widget's status line, an error).
+            texts = page.evaluate(
+                "() => [...document.querySelectorAll('.jp-OutputArea-output')]"
+                ".map(output => output.innerText.slice(0, 400))"
+            )
+            print(f"the page's outputs when the benchmark failed: {texts}")
+            raise
+        finally:
+            browser.close()
+            server.stop()
+    first = median(figures["explore_first"])
+    print(f"\ntlw.compare benchmark, {time.strftime('%Y-%m-%d')}: {args.runs} runs of GPT-2 small, medians")
+    print(f"  explore(step0): cell -> drawn, ms            {first:8.0f}")
+    compare_first = median(figures["compare_first"])
+    ratio = compare_first / first
+    print(f"  compare({args.runs} runs): cell -> drawn, ms          {compare_first:8.0f}  ({ratio:.2f}x)")
+    for key, title in (("scrub_collapsed", "first view"), ("scrub_opened", "opened to a deep op")):
+        ms = median(figures[key])
+        print(f"  scrub to the next run, {title:20} ms {ms:6.0f}  ({ms / compare_first:.2f}x its first draw)")
+    print(f"  kernel memory per extra run, MB              {figures['memory_per_run_mb'][0]:8.1f}")
+    print(f"  one run's Model Explorer export (JSON), MB   {figures['export_mb'][0]:8.1f}")
+    print(f"  all samples: { {key: [round(v) for v in values] for key, values in figures.items()} }")
+
+
+if __name__ == "__main__":
+    main()
