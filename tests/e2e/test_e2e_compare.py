@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.helpers.harness import JupyterServer, KernelAccess, open_notebook
+from tests.helpers.harness import JupyterServer, KernelAccess, open_notebook, select_in_viewer_ui
 from tests.helpers.notebook import RecordedPage, notebook_session
 from tests.helpers.pixels import changed_fraction
 
@@ -122,6 +122,25 @@ def test_the_inspector_shows_every_run_and_a_click_there_shows_that_run(
     assert canvas.evaluate("canvas => canvas.__tlwMark") == "before the click", "the app drew anew"
     assert changed_fraction(look, canvas.screenshot()) > 0.002, "the run's colours changed no pixel"
     root.screenshot(path=str(artifacts / "compare-multiples-step2.png"))
+    assert page.console_errors == [], page.console_errors
+
+
+def test_a_click_in_the_graph_gives_python_every_runs_record(
+    session: tuple[RecordedPage, KernelAccess],
+) -> None:
+    # A user's selection in Model Explorer (its search box, Alt+click on the result) reaches the kernel:
+    # c.selected holds each run's own live record of that op.
+    page, kernel = session
+    kernel.run("c.select(runs['step0'].layer_list[1].label)\nclicked = []\nc.on_select(clicked.append)")
+    target = kernel.value("[op.label for op in runs['step0'].layer_list if op.label.startswith('relu')][0]")
+    frame = page.page.locator("iframe.tlw-frame").first.content_frame
+    select_in_viewer_ui(frame, target, kernel.value(f"c._source.index.id_of_label({target!r})"))
+    kernel.wait_for("c.selected_label", target, timeout=30)
+    records = {"step0": "runs['step0']", "step1": "runs['step1']", "step2": "runs['step2']"}
+    for run, trace in records.items():
+        assert kernel.value(f"c.selected[{run!r}] is {trace}[{target!r}]") is True, run
+    assert kernel.value("len(clicked)") == 1
+    expect(page.page.locator(".tlw-status").first).to_contain_text(f"selected {target}")
     assert page.console_errors == [], page.console_errors
 
 
