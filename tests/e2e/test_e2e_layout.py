@@ -352,10 +352,11 @@ def test_save_image_downloads_what_each_viewer_shows(session: Session, tmp_path:
 def test_every_control_is_reachable_with_tab_and_named(session: Session) -> None:
     root = session.root(ME)
     root.scroll_into_view_if_needed()
-    # In Tab order, from the overlay choice: the image button, then maximize (then the viewer's frame).
+    # In Tab order, from the overlay choice: the memory strip's switch, the image button, then maximize
+    # (then the viewer's frame).
     root.locator(".tlw-overlay-select").focus()
     reached = []
-    for _ in range(2):
+    for _ in range(3):
         session.p.keyboard.press("Tab")
         reached.append(
             session.p.evaluate(
@@ -363,7 +364,11 @@ def test_every_control_is_reachable_with_tab_and_named(session: Session) -> None
                 " return el.getAttribute('aria-label') || el.textContent.trim(); }"
             )
         )
-    assert reached == ["Save an image of the graph (PNG)", "Maximize the widget"], reached
+    assert reached == [
+        "Show torchlens' live bytes over execution order under the graph",
+        "Save an image of the graph (PNG)",
+        "Maximize the widget",
+    ], reached
     # Every control of every widget has a name and can take the focus.
     unnamed = session.p.evaluate(
         """() => [...document.querySelectorAll(
