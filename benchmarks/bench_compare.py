@@ -24,6 +24,7 @@ from benchmarks.bench_explore.cells import REPO, widget_cell
 from benchmarks.bench_explore.in_place import _timed
 from benchmarks.bench_explore.notebook import Notebook
 from tests.helpers.harness import CHROMIUM, CHROMIUM_ARGS, JupyterServer, open_notebook
+from tests.helpers.notebook import OUTPUTS_TEXT
 
 SETUP = """import sys, time, copy, json, torch, torchlens as tl, torchlens_widgets as tlw
 sys.path.insert(0, {repo!r})
@@ -101,11 +102,7 @@ def main() -> None:
             kernel.close()
         except Exception:
             # What the page showed when it failed: the cells' outputs (a widget's status line, an error).
-            texts = page.evaluate(
-                "() => [...document.querySelectorAll('.jp-OutputArea-output')]"
-                ".map(output => output.innerText.slice(0, 400))"
-            )
-            print(f"the page's outputs when the benchmark failed: {texts}")
+            print(f"the page's outputs when the benchmark failed: {page.evaluate(OUTPUTS_TEXT)}")
             raise
         finally:
             browser.close()

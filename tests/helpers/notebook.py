@@ -56,6 +56,13 @@ LISTENER_COUNTER = """(() => {
 })();"""
 
 
+# The text each cell output of a page shows (a widget's status line, an error), for a failure's report.
+OUTPUTS_TEXT = (
+    "() => [...document.querySelectorAll('.jp-OutputArea-output')]"
+    ".map(output => output.innerText.slice(0, 300))"
+)
+
+
 class RecordedPage:
     """A Chromium page that records every request it (and its frames and workers) makes."""
 
@@ -107,10 +114,7 @@ class RecordedPage:
     def outputs_text(self) -> list[str]:
         """The text each cell output of the page shows (a widget's status line, an error), for a failure."""
         try:
-            texts = self.page.evaluate(
-                "() => [...document.querySelectorAll('.jp-OutputArea-output')]"
-                ".map(output => output.innerText.slice(0, 300))"
-            )
+            texts = self.page.evaluate(OUTPUTS_TEXT)
         except Exception as error:  # a crashed page
             return [f"(unreadable: {error})"]
         return [str(text) for text in texts]

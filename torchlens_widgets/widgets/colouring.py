@@ -105,21 +105,21 @@ class Colouring:
             # The overlay on screen put back after a refusal (the cache's same object): the graph
             # drawn is already this one, so nothing is asked again.
             return
-        self.overlay = overlay
-        with widget.hold_trait_notifications():
-            widget.set_trait("notice", "")
-            widget.set_trait("overlay_summary", overlay.summary if overlay else "")
-            self._redraw()
+        self._show(overlay, notice="")
 
     def refresh(self, name: str) -> None:
         """What the overlay ``name`` on screen shows changed (a comparison's run or reference): its new
         values are drawn in place; one refused for what is shown now draws none and says why in
         ``notice`` (the ``overlay`` trait stays: the next run may show it)."""
-        widget = self._widget
         try:
             overlay, notice = self.overlay_for(name), ""
         except OverlayUnavailableError as error:
             overlay, notice = None, str(error)
+        self._show(overlay, notice=notice)
+
+    def _show(self, overlay: Overlay | None, *, notice: str) -> None:
+        """Draws ``overlay`` (None: no colours) on the graph, with ``notice`` and its summary."""
+        widget = self._widget
         self.overlay = overlay
         with widget.hold_trait_notifications():
             widget.set_trait("notice", notice)
