@@ -1,10 +1,10 @@
 // anywidget entry: a widget's view (explore or diff) on the kernel model, or on a saved recording.
 import type { AnyModel, Render } from "@anywidget/types";
-import { diffView } from "./diff-view";
-import { exploreView } from "./explore-view";
-import { mountGraphView } from "./graph-view";
-import { ReplayModel, type Recording } from "./offline";
-import type { WidgetTraits } from "./traits";
+import { diffView } from "./view/diff-view";
+import { exploreView } from "./view/explore-view";
+import { mountGraphView } from "./view/graph-view";
+import { ReplayModel, type Recording } from "./kernel/offline";
+import type { WidgetTraits } from "./view/traits";
 
 const render: Render<WidgetTraits> = ({ model, el }) => mountGraphView(model, el, model.get("_kind") === "diff" ? diffView : exploreView);
 

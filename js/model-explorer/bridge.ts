@@ -11,10 +11,10 @@
 // in a process of its own, so the app's WebGL frames (seconds each in software rendering) do not
 // block the notebook page's main thread. The frame cannot load the page's blob: URLs: it asks for the
 // app's files by message and mints its own (frame-boot.ts).
-import { filesWithRole, textWithRole, type AssetBundle } from "../assets";
-import { FrameBridge, type FrameMessage } from "../frame-bridge";
-import { makeNonce } from "../csp";
-import { remedyIsViewer } from "../error-text";
+import { filesWithRole, textWithRole, type AssetBundle } from "../kernel/assets";
+import { FrameBridge, type FrameMessage } from "../view/viewer-frame-bridge";
+import { makeNonce } from "../shared/csp";
+import { remedyIsViewer } from "../shared/error-text";
 import { buildDocument, encodeQuery, inlineStyles, JSON_ADAPTER, type StartQuery, WIDGET_CSS } from "./document";
 import type { AttributeChanges } from "./node-attributes";
 import {
@@ -46,7 +46,7 @@ import {
   type ShimFetchRequest,
   type ShimRecolourReply,
 } from "./protocol";
-import bootSource from "frame:./frame-boot.ts";
+import bootSource from "frame:./frame/frame-boot.ts";
 
 /** What one asset bundle turns into, once per page: the app's page and the files the frame asks for. */
 interface PreparedApp {

@@ -1,6 +1,6 @@
 // Builds the srcdoc document that runs the Model Explorer web app from blob: URLs (pure functions,
 // unit-tested in tests/js).
-import { cspHash } from "../csp";
+import { cspHash } from "../shared/csp";
 import type { ShimConfig } from "./protocol";
 
 /**
@@ -75,7 +75,7 @@ export interface DocumentParts {
   /** The stylesheets and entry scripts index.html loads: the frame adds them itself, from its own URLs. */
   entryNames: string[];
   shim: ShimConfig;
-  /** Source of js/model-explorer/frame-boot.ts (the shim and the boot), bundled as a classic script. */
+  /** Source of js/model-explorer/frame/frame-boot.ts (the shim and the boot), bundled as a classic script. */
   shimSource: string;
   /** The nonce Angular's run-time styles carry (a fresh one per document: makeNonce). */
   styleNonce: string;

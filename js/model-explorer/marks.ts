@@ -7,7 +7,7 @@ import {
   HIGHLIGHT_ROLE_FILLS,
   HIGHLIGHT_ROLES,
   type HighlightRole,
-} from "../protocol";
+} from "../kernel/protocol";
 import type { NodeMark } from "./protocol";
 
 /** Model Explorer's marks for highlighted node ids: a border in the highlight's colour, or a role's fill and border. */

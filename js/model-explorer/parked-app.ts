@@ -10,10 +10,10 @@
 // context (the app makes one for its graph); one nobody takes within PARKED_LIFETIME_MS is dropped,
 // and its memory with it.
 import BUILD_ID from "build:id";
-import type { AssetBundle } from "../assets";
-import { framesMove } from "../frame-bridge";
-import { isRecord, pageGlobal } from "../page-globals";
-import { followHostTheme } from "../theme";
+import type { AssetBundle } from "../kernel/assets";
+import { framesMove } from "../view/viewer-frame-bridge";
+import { isRecord, pageGlobal } from "../shared/page-globals";
+import { followHostTheme } from "../view/theme";
 import { type AdoptOptions, ModelExplorerFrame } from "./bridge";
 
 const QUIET_MS = 1500;
@@ -37,7 +37,7 @@ interface ParkedApp {
   expiry: number;
 }
 
-/** One parked app per page: it lives on globalThis (js/page-globals.ts), as each widget may load its own copy of this module. */
+/** One parked app per page: it lives on globalThis (js/shared/page-globals.ts), as each widget may load its own copy of this module. */
 interface ParkedSlot {
   parked: ParkedApp | null;
   quietTimer: number;

@@ -4,13 +4,13 @@
 // Isolation: the frame has sandbox="allow-scripts" and so an opaque origin: it cannot reach the
 // notebook's DOM, cookies, localStorage or kernel, and it cannot load the page's blob: URLs either,
 // so it receives the module texts by postMessage and mints its own (frame-entry.ts).
-import { filesWithRole, textWithRole, type AssetBundle } from "../assets";
-import { FrameBridge, type FrameMessage } from "../frame-bridge";
-import type { HighlightRole, NetronOverlay } from "../protocol";
+import { filesWithRole, textWithRole, type AssetBundle } from "../kernel/assets";
+import { FrameBridge, type FrameMessage } from "../view/viewer-frame-bridge";
+import type { HighlightRole, NetronOverlay } from "../kernel/protocol";
 import { buildFrameDocument, makeNonce, rewriteModule } from "./document";
 import { checkExport, MenuExportPermit, saveFile } from "./export";
 import * as frame from "./protocol";
-import hostSource from "frame:./frame-entry.ts";
+import hostSource from "frame:./frame/frame-entry.ts";
 
 export interface NetronModelFile {
   /** File name Netron sees, e.g. "BertModel.onnx.json" (matched as ONNX JSON). */

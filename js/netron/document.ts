@@ -1,4 +1,4 @@
-// Pure functions behind the Netron frame (unit-tested in tests/js/netron-document.test.ts):
+// Pure functions behind the Netron frame (unit-tested in tests/js/netron/document.test.ts):
 // the module rewrite, the import map, and the frame document with its Content-Security-Policy.
 
 /**
@@ -76,7 +76,7 @@ export interface FrameDocumentParts {
   indexHtml: string;
   /** Netron's grapher.css (index.html links it; inlined here). */
   grapherCss: string;
-  /** The in-frame host: js/netron/frame-entry.ts bundled as a classic script. */
+  /** The in-frame host: js/netron/frame/frame-entry.ts bundled as a classic script. */
   hostSource: string;
   /** Extra CSS for the widget (applied after Netron's own). */
   extraCss?: string;

@@ -1,5 +1,5 @@
 // What the parent page accepts from the sandboxed Netron frame as a download (pure, unit-tested in
-// tests/js/netron-export.test.ts). The frame cannot download itself; whatever it posts is only a
+// tests/js/netron/export.test.ts). The frame cannot download itself; whatever it posts is only a
 // request, and the page downloads nothing the user did not ask for: an image of the graph, after a
 // click in this widget's frame.
 

@@ -42,7 +42,7 @@ export const NETRON_HIGHLIGHT = "tlw-netron-highlight";
  */
 export const NETRON_REPAINT = "tlw-netron-repaint";
 
-import type { HighlightRole, NetronOverlay } from "../protocol";
+import type { HighlightRole, NetronOverlay } from "../kernel/protocol";
 
 export interface NetronBootMessage {
   cmd: typeof NETRON_BOOT;

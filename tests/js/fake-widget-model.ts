@@ -1,7 +1,7 @@
 // A stand-in for an anywidget model with a kernel behind it: traits, change events and custom
 // messages, where the test plays the kernel (it reads what was sent and answers it).
 import { gzipSync } from "node:zlib";
-import { pageGlobalKey } from "../../js/page-globals";
+import { pageGlobalKey } from "../../js/shared/page-globals";
 
 // biome-ignore lint/suspicious/noExplicitAny: Backbone-style handlers of any signature
 type Handler = (...args: any[]) => void;

@@ -1,0 +1,62 @@
+// Inside the Netron frame: the highlight painter. It marks the op and module-call boxes the kernel
+// names (w.highlight, w.lineage, a debug answer) with a class: a dashed magenta border, distinct from
+// Netron's red selection border and from the overlay's fills. An answer that tells its nodes apart
+// (explain_nonfinite) adds a role class: the producer's border solid and thick, the carriers' purple.
+// Netron draws a new SVG on every redraw (open, drilling in or out), so the names are kept and
+// marked again on each graph.
+import { HIGHLIGHT_COLOUR, HIGHLIGHT_ROLE_COLOURS, HIGHLIGHT_ROLES, type HighlightRole, highlightRoles } from "../../kernel/protocol";
+import { drawnBoxes, type ViewGraph } from "./netron-view";
+
+/** The class a highlighted box's <g> gets (the e2e tests read it). */
+export const HIGHLIGHT_CLASS = "tlw-highlight";
+/** The class a box marked in a role gets besides HIGHLIGHT_CLASS: "tlw-producer", "tlw-propagated". */
+export const roleClass = (role: HighlightRole): string => `tlw-${role}`;
+
+// Netron's selection rule is `.select > .node.node-border` (grapher.css): ours is more specific, and
+// a highlighted box that is also selected shows the selection's red, so the selection stays visible.
+export const HIGHLIGHT_CSS = `
+g.node.${HIGHLIGHT_CLASS} > path.node-border { stroke: ${HIGHLIGHT_COLOUR}; stroke-width: 3px; stroke-dasharray: 6 3; }
+g.node.${HIGHLIGHT_CLASS}.${roleClass("producer")} > path.node-border { stroke: ${HIGHLIGHT_ROLE_COLOURS.producer}; stroke-width: 5px; stroke-dasharray: none; }
+g.node.${HIGHLIGHT_CLASS}.${roleClass("propagated")} > path.node-border { stroke: ${HIGHLIGHT_ROLE_COLOURS.propagated}; stroke-width: 3px; stroke-dasharray: none; }
+g.node.${HIGHLIGHT_CLASS}.${roleClass("ranked")} > path.node-border { stroke: ${HIGHLIGHT_ROLE_COLOURS.ranked}; stroke-width: 5px; stroke-dasharray: none; }
+g.node.${HIGHLIGHT_CLASS}.select > path.node-border { stroke: rgba(220, 0, 0, 0.9); stroke-dasharray: none; }
+`;
+
+/** The names the frame was sent, checked: the frame trusts nothing it is sent. */
+export function checkHighlight(raw: unknown): Set<string> {
+  return new Set(Array.isArray(raw) ? raw.filter((name): name is string => typeof name === "string" && name !== "") : []);
+}
+
+export class HighlightPainter {
+  private names = new Set<string>();
+  private roles: Record<string, HighlightRole> = {};
+
+  constructor(private readonly doc: Document = document) {
+    const style = doc.createElement("style");
+    style.textContent = HIGHLIGHT_CSS;
+    doc.head.appendChild(style);
+  }
+
+  /** New names to mark (Netron node names; anything else is ignored), some in a role; [] clears. */
+  set(raw: unknown, rawRoles: unknown, graph: ViewGraph | null): void {
+    this.names = checkHighlight(raw);
+    this.roles = highlightRoles(rawRoles);
+    this.apply(graph);
+  }
+
+  /** Marks the named boxes of `graph`, the graph on screen; returns how many it marked. */
+  apply(graph: ViewGraph | null): number {
+    const classes = [HIGHLIGHT_CLASS, ...HIGHLIGHT_ROLES.map(roleClass)];
+    for (const box of [...this.doc.getElementsByClassName(HIGHLIGHT_CLASS)]) box.classList.remove(...classes);
+    if (!graph || this.names.size === 0) return 0;
+    let marked = 0;
+    for (const { name, element } of drawnBoxes(graph)) {
+      if (!this.names.has(name)) continue;
+      element.classList.add(HIGHLIGHT_CLASS);
+      const role = this.roles[name];
+      if (role) element.classList.add(roleClass(role));
+      marked++;
+    }
+    return marked;
+  }
+}
