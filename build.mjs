@@ -3,8 +3,13 @@
 //   node build.mjs            minified release build (what `pip install` runs)
 //   node build.mjs --watch    unminified, with sourcemaps, rebuilt on change
 //
-// Code that runs INSIDE a viewer frame (js/**/frame-*.ts) is bundled separately into an IIFE and
-// imported by the widget as text: `import shim from "frame:./model-explorer/frame-shim.ts"`.
+// Code that runs INSIDE a viewer frame lives in a `frame/` folder: js/frame/ (both frames),
+// js/model-explorer/frame/ and js/netron/frame/. The page reaches it only through a `frame:` import, which
+// bundles that file, and whatever it imports, separately into an IIFE and gives it to the widget as text:
+// `import bootSource from "frame:./frame/frame-boot.ts"` in js/model-explorer/bridge.ts (and
+// "frame:./frame/frame-entry.ts" in js/netron/bridge.ts). What a frame imports from outside a frame/ folder
+// (its viewer's protocol.ts and document.ts, js/shared/, js/kernel/protocol.ts) runs in both places;
+// tests/js/import-graph.test.ts holds the rule.
 // `import BUILD_ID from "build:id"` is a hash of the sources this bundle is built from.
 import * as esbuild from "esbuild";
 import { createHash } from "node:crypto";

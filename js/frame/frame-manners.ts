@@ -1,5 +1,5 @@
-// Runs INSIDE both viewer frames (imported by the Model Explorer shim, model-explorer/frame-shim.ts and
-// its shim-*.ts parts, and by netron/frame-entry.ts, before the viewer's own scripts): the frame is a
+// Runs INSIDE both viewer frames (imported by the Model Explorer shim, model-explorer/frame/frame-shim.ts and
+// its shim-*.ts parts, and by netron/frame/frame-entry.ts, before the viewer's own scripts): the frame is a
 // guest in the notebook page.
 //
 // The viewers focus their own elements as they draw: Netron focuses its graph on every open, Model

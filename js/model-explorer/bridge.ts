@@ -10,7 +10,7 @@
 // Isolation: the frame has sandbox="allow-scripts" and so an opaque origin. Chromium runs such a frame
 // in a process of its own, so the app's WebGL frames (seconds each in software rendering) do not
 // block the notebook page's main thread. The frame cannot load the page's blob: URLs: it asks for the
-// app's files by message and mints its own (frame-boot.ts).
+// app's files by message and mints its own (frame/frame-boot.ts).
 import { filesWithRole, textWithRole, type AssetBundle } from "../kernel/assets";
 import { FrameBridge, type FrameMessage } from "../view/viewer-frame-bridge";
 import { makeNonce } from "../shared/csp";

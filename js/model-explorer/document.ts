@@ -6,7 +6,7 @@ import type { ShimConfig } from "./protocol";
 /**
  * Content-Security-Policy of the frame: everything it loads comes from blob: URLs made by the page.
  * The one inline script is the shim's (`scriptHash`, the hash of its text); the app's own `<style>`s
- * are blob: stylesheets (frame-boot.ts); Angular's component styles, made at run time, carry the
+ * are blob: stylesheets (frame/frame-boot.ts); Angular's component styles, made at run time, carry the
  * document's `styleNonce` (it reads it from `ngCspNonce` on <app-root>). Style *attributes* stay
  * allowed ('unsafe-inline' for style-src-attr only, CSP3): the app's templates and its libraries set
  * them at run time (`style="..."` through setAttribute), and an attribute can only restyle, not run.

@@ -1,5 +1,5 @@
 // What the widget's highlight looks like in Model Explorer: the marks the frame's shim turns into rules
-// of the app's node styler (shim-marks.ts).
+// of the app's node styler (frame/shim-marks.ts).
 import {
   HIGHLIGHT_COLOUR,
   HIGHLIGHT_FILL,

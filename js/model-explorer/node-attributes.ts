@@ -1,6 +1,6 @@
 // A baseline's facts as Model Explorer node attributes. The kernel sends them beside the collection,
 // not in it, so a baseline set, changed or cleared sends the graph on screen again: the frame sets or
-// removes them on the nodes drawn (shim-recolour.ts) instead of laying the graph out again. A first
+// removes them on the nodes drawn (frame/shim-recolour.ts) instead of laying the graph out again. A first
 // draw has them merged into the collection it loads.
 
 /** Graph id -> node id -> attribute key -> value. */

@@ -38,7 +38,7 @@ export const SHIM_IMAGE_REPLY = "tlw-me-image-reply";
 /** Shim -> parent: the user pressed Escape in the frame (a maximized widget restores). */
 export const SHIM_ESCAPE = "tlw-me-escape";
 /**
- * Shim -> parent, in the order of what happened in the frame (shim-selection.ts): the frame took a
+ * Shim -> parent, in the order of what happened in the frame (frame/shim-selection.ts): the frame took a
  * select of the parent's (SHIM_SELECT_HEARD), the user pressed a pointer or a key in it since
  * (SHIM_USER_PRESSED, once until the next select). A ME_NODE_SELECTED is the user's only after a press.
  */

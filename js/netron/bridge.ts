@@ -3,7 +3,7 @@
 //
 // Isolation: the frame has sandbox="allow-scripts" and so an opaque origin: it cannot reach the
 // notebook's DOM, cookies, localStorage or kernel, and it cannot load the page's blob: URLs either,
-// so it receives the module texts by postMessage and mints its own (frame-entry.ts).
+// so it receives the module texts by postMessage and mints its own (frame/frame-entry.ts).
 import { filesWithRole, textWithRole, type AssetBundle } from "../kernel/assets";
 import { FrameBridge, type FrameMessage } from "../view/viewer-frame-bridge";
 import type { HighlightRole, NetronOverlay } from "../kernel/protocol";

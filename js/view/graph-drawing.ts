@@ -46,7 +46,7 @@ export class GraphDrawing {
   // Ends the current draw's waits (its deadline and status timers) when it is superseded or the view
   // closes: a frame that never paints must not keep them, and the graph they hold, alive.
   private drawAbort = new AbortController();
-  private paused = false; // off-screen, its frame freed for the page's WebGL budget (frame-budget.ts)
+  private paused = false; // off-screen, its frame freed for the page's WebGL budget (webgl-budget.ts)
   private retired = false;
   private readonly slot;
   private readonly picture;

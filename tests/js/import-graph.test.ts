@@ -1,11 +1,15 @@
 // The browser code's modules import each other without a circle (type-only imports and re-exports
 // included), as tests/test_import_graph.py holds for the Python package: each module can be read, and
-// tested, from the bottom up.
+// tested, from the bottom up. And the tree says where code runs: what is in a `frame/` folder runs inside
+// a viewer frame, which the page reaches only through build.mjs's `frame:` imports, and frame code never
+// imports the folders that run in the page only.
 import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(__dirname, "../../js");
+/** The folders of js/ whose code runs in the notebook page only, never inside a viewer frame. */
+const PAGE_ONLY = ["view", "inspector", "memory", "comparing"];
 
 function sources(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -58,6 +62,20 @@ describe("js/'s import graph", () => {
     expect(graph.size).toBeGreaterThan(40); // it read the tree
     const circle = findCircle(graph)?.map((file) => relative(ROOT, file));
     expect(circle ?? null).toBeNull();
+  });
+
+  it("keeps frame code and page code apart", () => {
+    const files = sources(ROOT);
+    const known = new Set(files);
+    const inFrame = (file: string) => relative(ROOT, file).split(sep).includes("frame");
+    const pageOnly = (file: string) => PAGE_ONLY.includes(relative(ROOT, file).split(sep)[0]);
+    const crossings = files.flatMap((file) =>
+      importsOf(file, readFileSync(file, "utf8"), known)
+        .filter((target) => (inFrame(file) ? pageOnly(target) : inFrame(target)))
+        .map((target) => `${relative(ROOT, file)} -> ${relative(ROOT, target)}`),
+    );
+    expect(files.filter(inFrame).length).toBeGreaterThan(15); // it found the frames' code
+    expect(crossings).toEqual([]);
   });
 
   it("finds a circle, through a type-only import or a re-export too", () => {
