@@ -1,6 +1,6 @@
 """The inspector layout traits (#11): the inspector's width and fold and maximize are the view's
-to set, remembered by the widget (and by save_html), and settable from Python; js/inspector-layout.ts
-keeps the same bounds."""
+to set, remembered by the widget (and by save_html), and settable from Python;
+js/inspector/inspector-layout.ts keeps the same bounds."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Contract test for the Model Explorer internals the frame reaches (js/model-explorer/shim-recolour.ts,
+"""Contract test for the Model Explorer internals the frame reaches (js/model-explorer/frame/shim-recolour.ts,
 shim-marks.ts, shim-selection.ts): an overlay switch adds a run to the app's node-data service, a
 baseline sets attributes on its graphs' nodes (and its layout worker's copy), a highlight sets rules of
 its node styler, through the renderers the app lists on window.me_test, and the user's selections are

@@ -2,7 +2,7 @@
 
 Each file in tests/fixtures/protocol/ is ``{"method", "params", "result", "buffer_bytes"}`` (or a full
 error envelope): what a view receives for that request. The vitest suite reads the same files and
-type-checks them against js/protocol.ts, so a change of shape on either side fails a test. When the
+type-checks them against js/kernel/protocol.ts, so a change of shape on either side fails a test. When the
 kernel's replies change on purpose, re-run with ``TLW_WRITE_PROTOCOL_FIXTURES=1`` and commit the files.
 
 Measured times and source paths differ between runs and machines: they are replaced by fixed
@@ -171,7 +171,8 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
 
 
 def synced_traits() -> list[str]:
-    """The traits the Explorer, Diff and Compare widgets sync beyond every anywidget's own (js/traits.ts)."""
+    """The traits the Explorer, Diff and Compare widgets sync beyond every anywidget's own
+    (js/view/traits.ts)."""
     own = set(anywidget.AnyWidget.class_traits(sync=True))
     names = {name for cls in (tlw.Explorer, tlw.Diff, tlw.Compare) for name in cls.class_traits(sync=True)}
     return sorted(names - own)

@@ -3,7 +3,7 @@
 The file holds the frontend bundle and a *recording* of everything the kernel would answer: the
 viewer assets, the graph under every overlay the capture can show (the graph bytes stored once),
 the refusals for the others, node id -> label, and the inspector facts of every node. In the page,
-``js/offline.ts`` replays it through the same view code the notebook runs. Nothing is fetched: the
+``js/kernel/offline.ts`` replays it through the same view code the notebook runs. Nothing is fetched: the
 page's Content-Security-Policy allows no network at all.
 
 :func:`write_page` streams the recording into the file (binary parts through a spool file, each reply
@@ -135,7 +135,8 @@ def _recording_head(
         "refused": dict(refused),
         "labels": dict(labels),
     }
-    if timeline is not None:  # the memory strip's reply (js/offline.ts answers memory_timeline with it)
+    # The memory strip's reply (js/kernel/offline.ts answers memory_timeline with it).
+    if timeline is not None:
         head["timeline"] = pool.reply(timeline)
     if runs is not None:  # a comparison: every run's graphs, which the page's run scrubber switches among
         head["runs"] = {

@@ -3,7 +3,7 @@
 A view asks (``assets``, ``graph``, ``inspect``, ``debug``, ``memory_timeline``) over the widget's
 custom messages and the kernel answers with a JSON ``result`` plus binary buffers (``_channel.py`` has
 the envelope; why it is not anywidget's experimental ``command``: docs/ARCHITECTURE.md).
-``js/protocol.ts`` is the browser's copy of these shapes; ``tests/test_protocol_fixtures.py`` writes a
+``js/kernel/protocol.ts`` is the browser's copy of these shapes; ``tests/test_protocol_fixtures.py`` writes a
 sample of each reply to ``tests/fixtures/protocol/`` and the vitest suite type-checks the browser's side
 against them, so the two cannot drift apart silently.
 
@@ -22,7 +22,7 @@ from typing_extensions import NotRequired, TypedDict
 MASK_FINITE, MASK_NAN, MASK_POSINF, MASK_NEGINF = 0, 1, 2, 3
 MASK_CODES = {"finite": MASK_FINITE, "nan": MASK_NAN, "posinf": MASK_POSINF, "neginf": MASK_NEGINF}
 
-# The tag of a saved page's recording (save_html); js/offline.ts refuses any other.
+# The tag of a saved page's recording (save_html); js/kernel/offline.ts refuses any other.
 RECORDING_FORMAT = "torchlens-widgets/recording@1"
 
 # The picture of its graph a view keeps in the widget's state (``_picture``, shown by a notebook reopened
@@ -384,7 +384,7 @@ LineageDirection = Literal["upstream", "downstream"]
 
 # The colour of highlighted nodes in both viewers: a magenta border, distinct from the blue selection
 # and from overlay fills. Model Explorer gets it as a node ``style`` in the graph reply; Netron's frame
-# draws it (js/netron/highlighter.ts).
+# draws it (js/netron/frame/highlighter.ts).
 HIGHLIGHT_COLOUR = "#D81B60"
 # An answer that tells its nodes apart (explain_nonfinite: where a NaN was born, where it only spread)
 # marks each in a role: the producer filled pink and boxed in the highlight's magenta, the ops that carry
@@ -400,7 +400,7 @@ HIGHLIGHT_ROLE_COLOURS: dict[str, str] = {
 HIGHLIGHT_ROLE_FILLS: dict[str, str] = {"producer": "#F8BBD0", "propagated": "#E1BEE7", "ranked": "#FFF59D"}
 
 # The inspector's default width beside the graph, and the narrowest it can be dragged to
-# (js/inspector-layout.ts).
+# (js/inspector/inspector-layout.ts).
 INSPECTOR_WIDTH = 320
 MIN_INSPECTOR_WIDTH = 160
 

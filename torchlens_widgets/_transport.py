@@ -1,6 +1,6 @@
 """How the kernel carries a reply's buffers: binary websocket frames, or base64 text in the message.
 
-The view asks per request (``"buffers": "base64"`` on VS Code, see js/host-transport.ts); the kernel
+The view asks per request (``"buffers": "base64"`` on VS Code, see js/kernel/host-transport.ts); the kernel
 overrides a binary ask with text where binary frames cannot reach the page. jupyter_server's gateway
 relay (``GatewayClient.url``: a Jupyter Kernel Gateway or Enterprise Gateway) decodes every binary
 frame from the gateway as UTF-8: the first reply with buffers kills the relay, and no later message of

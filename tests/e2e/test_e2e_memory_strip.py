@@ -29,7 +29,7 @@ with torch.no_grad():
 ]
 # torchlens' series as the kernel reads it: (ordinal, live bytes, the op that ran then) per point.
 SERIES = "[(o, b, w._memory.timeline.label_at(o)) for o, b in w._memory.timeline.series]"
-# The strip's colours (js/memory-strip.ts): the activation band, the peak's mark, the selection's.
+# The strip's colours (js/memory/memory-strip.ts): the activation band, the peak's mark, the selection's.
 ACTIVATION = (0x48, 0x78, 0xA8)
 PEAK = (0xC6, 0x28, 0x28)
 SELECTION = (0xFF, 0x8F, 0x00)

@@ -66,7 +66,7 @@ def test_gpt2_graph_renders_in_the_cell(session: Session, artifacts: Any) -> Non
     session.page.page.locator(".tlw-root").first.screenshot(path=str(artifacts / "model-explorer-gpt2.png"))
 
 
-# The highlight's border colour (js/protocol.ts HIGHLIGHT_COLOUR), within a rendering margin.
+# The highlight's border colour (js/kernel/protocol.ts HIGHLIGHT_COLOUR), within a rendering margin.
 HIGHLIGHT = (0xD8, 0x1B, 0x60)
 
 

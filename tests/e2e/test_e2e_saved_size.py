@@ -1,6 +1,6 @@
 """The size of a notebook of many explorers saved with its widget state, in a real JupyterLab.
 
-Each explorer keeps one small picture of its graph in the saved state (js/saved-picture.ts): ten of
+Each explorer keeps one small picture of its graph in the saved state (js/view/saved-picture.ts): ten of
 them (twice what a page keeps live) add a few KB each to the notebook, and reopened, each view still
 shows its picture. The rest of the saved state is mostly anywidget's copy of the widget's bundle
 (`_esm`, packed: widgets/bundle.py), one per widget; its size is recorded beside the pictures'
@@ -38,7 +38,7 @@ log = tl.trace(model, torch.randint(0, 64, (1, 4)))""",
 ]
 # A page tall enough for four or five of the 300 px explorers at once (their frames draw only on
 # screen): the notebook is read in half as many screens. Five explorers' WebGL contexts fit the page's
-# budget (js/frame-budget.ts), so none is paused while on screen.
+# budget (js/view/webgl-budget.ts), so none is paused while on screen.
 TALL = 1600
 # The bounds per explorer (measured with 22 of them: 400 KB of pictures as PNG before they were capped
 # and encoded as WebP; the whole notebook 1.36 MB before the pictures, 3.3 MB with them uncapped,

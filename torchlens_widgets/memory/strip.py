@@ -1,4 +1,4 @@
-"""The memory strip's series (``w.timeline = "memory"``, drawn by js/memory-strip.ts): torchlens' live
+"""The memory strip's series (``w.timeline = "memory"``, drawn by js/memory/memory-strip.ts): torchlens' live
 bytes over execution order as its estimated liveness gives them, split into torchlens' live categories,
 with the op that ran at each point. The totals are torchlens' series as is; the split is shown only
 where it adds up to them."""

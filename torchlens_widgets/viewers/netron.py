@@ -87,7 +87,7 @@ _MODULE_BOX_VALUE: dict[str, Callable[[float, float], float]] = {
 
 # The Netron files the app loads to open torchlens' ONNX JSON. flatbuffers.js is required even
 # for JSON: onnx.js imports it, and a failed import silently stops ONNX JSON from matching.
-# browser.js and index.js are deliberately absent: they phone home (see js/netron/frame-entry.ts).
+# browser.js and index.js are deliberately absent: they phone home (see js/netron/frame/frame-entry.ts).
 NETRON_MODULES = (
     "view.js",
     "base.js",

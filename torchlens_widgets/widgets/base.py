@@ -97,7 +97,7 @@ class ViewerWidget(BrowserState):
     _graph_info = traitlets.Dict().tag(sync=True)
     # A WebP (or PNG) data URL of the graph as a view last drew it: kept in the notebook when the host
     # saves widget state, and shown by a view restored from it before the kernel runs the cell
-    # (js/saved-picture.ts).
+    # (js/view/saved-picture.ts).
     _picture = traitlets.Unicode("").tag(sync=True)
     # The debug answers (debugging.Debugging sets them): the torchlens labels of the highlighted nodes
     # (highlight(), lineage(), a partial capture's failing op), set by the kernel only; their node ids

@@ -95,7 +95,7 @@ class Explorer(ViewerWidget):
     # torchlens' memory summary in one line, shown in the status line while memory is shown ("" else).
     _memory_line = traitlets.Unicode("").tag(sync=True)
     # The strip under the graph: None (hidden) or "memory" (torchlens' live bytes over execution order,
-    # js/memory-strip.ts). Set from Python; a strip torchlens cannot build raises and the value stays.
+    # js/memory/memory-strip.ts). Set from Python; a strip torchlens cannot build raises and the value stays.
     timeline = traitlets.Unicode(None, allow_none=True).tag(sync=True)
 
     def __init__(
