@@ -220,7 +220,8 @@ def test_the_committed_fixture_is_what_the_kernel_sends(samples: dict[str, Any],
     assert path.is_file(), f"{path} is missing. Remedy: TLW_WRITE_PROTOCOL_FIXTURES=1 pytest {__file__}"
     assert path.read_text(encoding="utf-8") == text, (
         f"The kernel's {name!r} reply no longer matches {path.relative_to(REPO)}. If the change is "
-        f"intended, re-run with TLW_WRITE_PROTOCOL_FIXTURES=1, commit the file and update js/protocol.ts."
+        f"intended, re-run with TLW_WRITE_PROTOCOL_FIXTURES=1, commit the file and update "
+        f"js/kernel/protocol.ts."
     )
 
 

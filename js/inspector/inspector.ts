@@ -3,7 +3,7 @@
 // with a button that copies the Python expression for the record.
 //
 // Everything from the kernel is data: it only ever reaches the DOM through textContent and attributes,
-// never innerHTML. The numbers and pixels it draws come from js/inspector-values.ts.
+// never innerHTML. The numbers and pixels it draws come from js/inspector/inspector-values.ts.
 import { viewBytes } from "../kernel/bytes";
 import { MEMORY_STYLES, memoryBox } from "./inspector-memory";
 import { nonFiniteBox, NONFINITE_STYLES } from "./inspector-nonfinite";

@@ -96,7 +96,7 @@ export class KernelChannel {
     return this.asked;
   }
 
-  /** The raw reply to `method`; callers check its result with the parser of js/protocol.ts. */
+  /** The raw reply to `method`; callers check its result with the parser of js/kernel/protocol.ts. */
   request(method: RequestMethod, params: Record<string, unknown> = {}, timeoutMs = 120_000): Promise<Response<unknown>> {
     const id = ++this.nextId;
     if (this.closedReason) return Promise.reject(new RequestError(this.closedReason));

@@ -2,7 +2,7 @@
 // order on a canvas, its live categories stacked (input under activation), above its persistent
 // baseline (stated in the caption, not drawn: on GPT-2 the parameters are 99% of the total and would
 // flatten the rest), the peak marked, the selected op marked; hovering names the op and its bytes, a
-// click picks the op that ran there. The binning and hit-testing maths is js/strip-columns.ts.
+// click picks the op that ran there. The binning and hit-testing maths is js/memory/strip-columns.ts.
 //
 // The strip never takes the keyboard focus (nothing in it is focusable) and never scrolls the page:
 // only a click on it does anything. Everything from the kernel reaches the DOM through textContent.

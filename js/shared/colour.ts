@@ -1,6 +1,6 @@
 // The colour scale every view draws values with (the inspector's heatmap, the Netron overlay), and
 // the contrast arithmetic that picks readable text on it. Pure functions, unit-tested in
-// tests/js/colour.test.ts.
+// tests/js/shared/colour.test.ts.
 
 export type Rgb = readonly [number, number, number];
 

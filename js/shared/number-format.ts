@@ -1,5 +1,5 @@
 // Numbers as every view writes them (the inspector's tables, the Netron overlay's legend): compact and
-// locale-independent. Pure, unit-tested in tests/js/number-format.test.ts.
+// locale-independent. Pure, unit-tested in tests/js/shared/number-format.test.ts.
 
 /** How a number is written where it is shown. */
 export interface NumberStyle {
