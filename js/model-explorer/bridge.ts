@@ -12,7 +12,7 @@
 // block the notebook page's main thread. The frame cannot load the page's blob: URLs: it asks for the
 // app's files by message and mints its own (frame/frame-boot.ts).
 import { filesWithRole, textWithRole, type AssetBundle } from "../kernel/assets";
-import { FrameBridge, type FrameMessage } from "../view/viewer-frame-bridge";
+import { FrameBridge, type FrameMessage } from "../view/viewer-bridge";
 import { makeNonce } from "../shared/csp";
 import { remedyIsViewer } from "../shared/error-text";
 import { buildDocument, encodeQuery, inlineStyles, JSON_ADAPTER, type StartQuery, WIDGET_CSS } from "./document";

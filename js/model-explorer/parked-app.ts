@@ -11,7 +11,7 @@
 // and its memory with it.
 import BUILD_ID from "build:id";
 import type { AssetBundle } from "../kernel/assets";
-import { framesMove } from "../view/viewer-frame-bridge";
+import { framesMove } from "../view/viewer-bridge";
 import { isRecord, pageGlobal } from "../shared/page-globals";
 import { followHostTheme } from "../view/theme";
 import { type AdoptOptions, ModelExplorerFrame } from "./bridge";

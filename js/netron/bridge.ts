@@ -5,7 +5,7 @@
 // notebook's DOM, cookies, localStorage or kernel, and it cannot load the page's blob: URLs either,
 // so it receives the module texts by postMessage and mints its own (frame/frame-entry.ts).
 import { filesWithRole, textWithRole, type AssetBundle } from "../kernel/assets";
-import { FrameBridge, type FrameMessage } from "../view/viewer-frame-bridge";
+import { FrameBridge, type FrameMessage } from "../view/viewer-bridge";
 import type { HighlightRole, NetronOverlay } from "../kernel/protocol";
 import { buildFrameDocument, makeNonce, rewriteModule } from "./document";
 import { checkExport, MenuExportPermit, saveFile } from "./export";

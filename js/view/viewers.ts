@@ -2,7 +2,7 @@
 import type { AssetBundle } from "../kernel/assets";
 import { gunzip, gunzipText } from "../kernel/bytes";
 import type { Graph } from "./draw-inputs";
-import type { FrameBridge } from "./viewer-frame-bridge";
+import type { FrameBridge } from "./viewer-bridge";
 import { ModelExplorerFrame, type ModelExplorerGraph, type NodeDataFile } from "../model-explorer/bridge";
 import { adoptParkedApp, drawStarted } from "../model-explorer/parked-app";
 import { NetronFrame } from "../netron/bridge";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { FrameBridge, type FrameMessage, MAX_KEPT_ERRORS } from "../../../js/view/viewer-frame-bridge";
+import { FrameBridge, type FrameMessage, MAX_KEPT_ERRORS } from "../../../js/view/viewer-bridge";
 
 /** A bridge whose frame reports errors, as a viewer that logs one on every redraw does. */
 class ReportingBridge extends FrameBridge {
