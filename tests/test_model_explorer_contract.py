@@ -1,9 +1,10 @@
 """Contract test for the Model Explorer internals the frame reaches (js/model-explorer/frame/shim-recolour.ts,
-shim-marks.ts, shim-selection.ts): an overlay switch adds a run to the app's node-data service, a
-baseline sets attributes on its graphs' nodes (and its layout worker's copy), a highlight sets rules of
-its node styler, through the renderers the app lists on window.me_test, and the user's selections are
-told from the app's answers to the page's. Each name is looked up in the installed app's script, so a
-new ai-edge-model-explorer that renames one fails here, by name, instead of as an overlay switch or a
+shim-marks.ts, shim-selection.ts, shim-still.ts): an overlay switch adds a run to the app's node-data
+service, a baseline sets attributes on its graphs' nodes (and its layout worker's copy), a highlight sets
+rules of its node styler, through the renderers the app lists on window.me_test, the user's selections
+are told from the app's answers to the page's, and the widget's own changes are drawn without the app's
+move-into-place animation. Each name is looked up in the installed app's script, so a new
+ai-edge-model-explorer that renames one fails here, by name, instead of as an overlay switch or a
 highlight that silently draws nothing."""
 
 from __future__ import annotations
@@ -156,6 +157,16 @@ INTERNALS = {
     "a click on the graph selects the node under the pointer": (
         r"handleClickOnGraph\(\w+\)\{this\.hoveredNodeId\?.{0,80}this\.handleSelectNode\(this\.hoveredNodeId\)"
     ),
+    # A change of the widget's drawn still (shim-still.ts): the renderer's move-into-place animation is
+    # one method of the renderer, drawing each frame's progress and the scene until the end state (its
+    # default progress: every mesh of the renderer), and every helper of a renderer animates through it.
+    "the renderer's move-into-place animation ends at progress 1, drawn": (
+        r"animateIntoPositions\(e=n=>\{this\.updateAnimatinProgress\(n\)\}\)\{let n=Date\.now\(\),r=\(\)=>"
+        r"\{.{0,120}e\(s\),this\.webglRendererThreejsService\.render\(\),s>=1\)\{e\(s\),"
+        r"this\.webglRendererThreejsService\.render\(\);return\}requestAnimationFrame\(r\)\};r\(\)\}"
+    ),
+    "the renderer's helpers animate through the renderer": r"this\.webglRenderer\.animateIntoPositions\(",
+    "the renderer's progress is set on all its meshes": r"updateAnimatinProgress\(e,n\)\{this\.nodeBodies\.",
 }
 
 # What the layout worker does with that message: merge, keyed by pane (its copy is what an expand returns).

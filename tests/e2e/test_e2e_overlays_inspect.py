@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -207,15 +208,47 @@ def test_model_explorer_restyles_an_opened_graph_in_place(session: Session, arti
         expect(panel.get_by_text(gone)).to_have_count(0, timeout=30_000)
         session.root.screenshot(path=str(artifacts / f"overlay-opened-{overlay}.png"))
 
-    # Cleared: the app's own route (the run deleted), the node data gone from the canvas and the panel.
+    # A highlight: the app's node styler redraws the scene through its move-into-place animation (22
+    # draws of the opened graph), though nothing moves; the widget has it drawn still, a few draws.
+    for nodes, change in (("[addmm]", "highlighting"), ("[]", "clearing the highlight")):
+        frame.evaluate(WATCH_RENDERER)
+        look = canvas.screenshot()
+        kernel.run(f"w.highlight({nodes})")
+        _wait_for_pixels_to_change(canvas, look, change)
+        frame.evaluate(PAST_ANY_ANIMATION)
+        draws = frame.evaluate("window.tlwDraws")
+        assert draws <= 6, f"{change} drew the opened graph {draws} times"
+        assert canvas.evaluate("canvas => canvas.__tlwMark") == "before the switch", "the app drew anew"
+
+    # Cleared: the app's own route (the run deleted), the node data gone from the canvas and the panel,
+    # drawn still as well.
+    frame.evaluate(WATCH_RENDERER)
     look = canvas.screenshot()
     drawn = kernel.draws("w")
     kernel.run("w.overlay = ''")
     kernel.wait_drawn("w", since=drawn, timeout=120)
     assert changed_fraction(look, canvas.screenshot()) > 0.002, "clearing the overlay changed no pixel"
+    frame.evaluate(PAST_ANY_ANIMATION)
+    assert frame.evaluate("window.tlwDraws") <= 8, "clearing the overlay drew the graph animated"
     expect(frame.get_by_text("addmm_light")).to_have_count(0, timeout=30_000)
     assert iframe.evaluate("frame => frame.__tlwMark") == "before the switch"
     kernel.run("w.overlay = 'time'")  # the state the next tests start from
+
+
+# Twenty animation frames of the Model Explorer frame: longer than any of the app's 200 ms animations
+# (twelve frames at 60 per second, fewer where a draw takes longer), counted in frames, not time.
+PAST_ANY_ANIMATION = """() => new Promise((done) => {
+  let frames = 0;
+  const tick = () => (++frames >= 20 ? done() : requestAnimationFrame(tick));
+  requestAnimationFrame(tick);
+})"""
+
+
+def _wait_for_pixels_to_change(canvas: Any, before: bytes, change: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while changed_fraction(before, canvas.screenshot()) <= 0.002:
+        assert time.monotonic() < deadline, f"{change} changed no pixel in {timeout:.0f} s"
+        time.sleep(0.2)
 
 
 def _js_number(value: float) -> str:

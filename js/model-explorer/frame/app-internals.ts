@@ -97,6 +97,13 @@ export interface Renderer {
   webglRendererThreejsService?: ThreejsService;
   /** Restores every node's colours and applies the selected run's, the selection's and the styler's. */
   updateNodesStyles?(): void;
+  /**
+   * Draws the scene on every animation frame for 200 ms while its meshes move into place, setting each
+   * frame's progress with `progress` (by default on every mesh of the renderer).
+   */
+  animateIntoPositions?(progress?: (value: number) => void): void;
+  /** Sets the move-into-place progress (0 to 1) on every mesh of the renderer (the app's spelling). */
+  updateAnimatinProgress?(value: number): void;
   nodeDataProviderExtensionService?: NodeDataService;
   /** Shared by every pane. */
   nodeStylerService?: NodeStyler;

@@ -6,6 +6,7 @@
 import { appRenderer, appRenderers, type ModelGraph, type NodeStylerRule, ROOT_NAMESPACE } from "./app-internals";
 import { SHIM_MARK, SHIM_MARKED, type NodeMark, type ShimMarkMessage, type ShimPost } from "../protocol";
 import { canvasLook, repainted } from "./shim-repaint";
+import { drawMovesStill } from "./shim-still";
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -81,12 +82,17 @@ export function answerMarks(post: ShimPost, trusted: (event: Event) => boolean):
     const data = event.data as ShimMarkMessage | undefined;
     if (event.source !== window.parent || !trusted(event) || data?.cmd !== SHIM_MARK) return;
     const before = canvasLook();
+    const restoreMoves = drawMovesStill(); // the styler's new rules redraw the scene, animated
     try {
       applyMarks(data.marks);
     } catch (error) {
+      restoreMoves();
       console.error(`The widget could not mark nodes in Model Explorer: ${String(error)}`);
       return;
     }
-    void repainted(before).then(() => post({ cmd: SHIM_MARKED, id: data.id }));
+    void repainted(before).then(() => {
+      restoreMoves();
+      post({ cmd: SHIM_MARKED, id: data.id });
+    });
   });
 }
