@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from benchmarks.bench_explore.cells import ME_CELL, NETRON_CELL
-from benchmarks.bench_explore.in_place import QUIET_S, _timed
+from benchmarks.bench_explore.in_place import QUIET_S, _timed, _timed_me_marks
 from benchmarks.bench_explore.notebook import Notebook
 from benchmarks.bench_explore.page_scripts import RENDER_TIMEOUT_MS
 from benchmarks.bench_explore.results import Results, step
@@ -110,16 +110,33 @@ OPENED_CHANGES = (
     ("me_opened_memory", "me.overlay = 'memory'"),  # torchlens' liveness, computed the first round
     ("me_opened_overlay_off", "me.overlay = ''"),
 )
-OPENED_ROWS = ("me_opened_overlay_on", "me_opened_overlay", "me_opened_memory", "me_opened_overlay_off")
+# Then twelve ops a third of the way down highlighted (around the selected op) and cleared.
+OPENED_HIGHLIGHTS = (
+    ("me_opened_highlight", "me.highlight(marked)"),
+    ("me_opened_highlight", "me.highlight(None)"),
+)
+MARKED = "marked = [label for label in log.layer_labels[len(log.layer_labels) // 3:][:12]]"
+OPENED_ROWS = (
+    "me_opened_overlay_on",
+    "me_opened_overlay",
+    "me_opened_memory",
+    "me_opened_overlay_off",
+    "me_opened_highlight",
+)
 
 
 def me_opened_overlays(results: Results, case: str, notebook: Notebook, repeat: int) -> None:
-    """Times OPENED_CHANGES on the Model Explorer widget as the expands left it (kernel change -> drawn)."""
+    """Times OPENED_CHANGES and OPENED_HIGHLIGHTS on the Model Explorer widget as the expands left it
+    (kernel change -> drawn; a highlight: -> the frame said its marks are on the canvas)."""
     notebook.kernel.run("me.overlay = ''")  # from none, whatever the inplace part left
     samples: dict[str, list[float]] = {}
     for _ in range(repeat):
         for row, statement in OPENED_CHANGES:
             samples.setdefault(row, []).append(_timed(notebook, ME_CELL, statement).ms)
+    notebook.kernel.run(MARKED)
+    for _ in range(repeat):
+        for row, statement in OPENED_HIGHLIGHTS:
+            samples.setdefault(row, []).append(_timed_me_marks(notebook, ME_CELL, statement).ms)
     for row, times in samples.items():
         results.put(row, case, times)
 

@@ -128,6 +128,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("me_opened_overlay", "  overlay switched -> drawn, ms", "ms"),
     ("me_opened_memory", "  switched to 'memory' -> drawn (first round: torchlens' liveness too), ms", "ms"),
     ("me_opened_overlay_off", "  overlay cleared -> drawn, ms", "ms"),
+    ("me_opened_highlight", "  highlight (12 ops) or clear -> drawn, ms", "ms"),
     ("netron_expand", "Netron inline: a module call's body opened -> drawn, ms", "ms"),
     ("netron_expand_served", "Netron served page: the same -> drawn, ms", "ms"),
     ("netron_expand_ratio", "  ratio widget / served page", "x"),
