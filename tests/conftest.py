@@ -24,12 +24,11 @@ from torchlens_widgets import _export_cache
 # long file at the end while the other idles.
 LONGEST_FIRST = (
     "test_e2e_many_widgets.py",
-    "test_e2e_saved_size.py",
+    "test_e2e_saved_notebook.py",  # the saved-size and saved-state modules, one page since 2026-12-06
     "test_e2e_debug.py",
     "test_e2e_gateway.py",
     "test_e2e_big_graphs.py",
     "test_e2e_compare.py",  # added 2026-12-06: 102 s alone (four tests, one on a page of its own)
-    "test_e2e_saved_state.py",  # 67 s in the run of 2026-12-06 05:17 (a loaded machine)
     "test_e2e_numerics.py",
     "test_e2e_vscode.py",
     "test_e2e_reader_path.py",
