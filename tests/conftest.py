@@ -19,24 +19,27 @@ from tests.helpers.pairs import (
 from torchlens_widgets import _export_cache
 
 # The longest test files, longest first (seconds each in the test command on 2 workers, from its
-# --durations, 2026-12-03: 116, 102, 99, 69, 67, 61, 59, 56, 48, 47, 47): the two workers take files in
-# this order (scripts/test.sh keeps it with --no-loadscope-reorder), so no worker is left alone with a
-# long file at the end while the other idles.
+# --durations, 2026-12-06 14:06: 139, 103, 86, 80, 75, 63, 58, 57, 53, 49, 48, 47, 40, 39, 38, 38, 37):
+# the two workers take files in this order (scripts/test.sh keeps it with --no-loadscope-reorder), so no
+# worker is left alone with a long file at the end while the other idles.
 LONGEST_FIRST = (
     "test_e2e_many_widgets.py",
-    "test_e2e_saved_notebook.py",  # the saved-size and saved-state modules, one page since 2026-12-06
     "test_e2e_debug.py",
-    "test_e2e_gateway.py",
-    "test_e2e_big_graphs.py",
-    "test_e2e_compare.py",  # added 2026-12-06: 102 s alone (four tests, one on a page of its own)
-    "test_e2e_numerics.py",
-    "test_e2e_vscode.py",
-    "test_e2e_reader_path.py",
-    "test_e2e_overlays_inspect.py",
-    "test_e2e_model_explorer.py",
-    "test_e2e_diff.py",
     "test_e2e_offline_html.py",
-    "test_e2e_firefox.py",  # added 2026-12-06: 31-49 s alone (load average 4-9), not yet in a full run
+    "test_e2e_big_graphs.py",
+    "test_e2e_saved_notebook.py",
+    "test_e2e_overlays_inspect.py",
+    "test_e2e_diff.py",
+    "test_e2e_model_explorer.py",
+    "test_e2e_gateway.py",
+    "test_e2e_memory.py",
+    "test_e2e_vscode.py",
+    "test_e2e_transport.py",
+    "test_e2e_numerics.py",
+    "test_e2e_firefox.py",
+    "test_e2e_reader_path.py",
+    "test_e2e_frame_messages.py",
+    "test_e2e_compare.py",
 )
 
 
