@@ -5,8 +5,7 @@
 // gets the mark's border too, as Netron's module boxes do: a collapsed layer stands for the ops inside.
 import { appRenderer, appRenderers, type ModelGraph, type NodeStylerRule, ROOT_NAMESPACE } from "./app-internals";
 import { SHIM_MARK, SHIM_MARKED, type NodeMark, type ShimMarkMessage, type ShimPost } from "../protocol";
-import { canvasLook, repainted } from "./shim-repaint";
-import { drawMovesStill } from "./shim-still";
+import { paintedStill } from "./shim-still";
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -81,18 +80,13 @@ export function answerMarks(post: ShimPost, trusted: (event: Event) => boolean):
   window.addEventListener("message", (event: MessageEvent) => {
     const data = event.data as ShimMarkMessage | undefined;
     if (event.source !== window.parent || !trusted(event) || data?.cmd !== SHIM_MARK) return;
-    const before = canvasLook();
-    const restoreMoves = drawMovesStill(); // the styler's new rules redraw the scene, animated
+    let painted: Promise<void>;
     try {
-      applyMarks(data.marks);
+      painted = paintedStill(() => applyMarks(data.marks)); // the styler's new rules redraw the scene
     } catch (error) {
-      restoreMoves();
       console.error(`The widget could not mark nodes in Model Explorer: ${String(error)}`);
       return;
     }
-    void repainted(before).then(() => {
-      restoreMoves();
-      post({ cmd: SHIM_MARKED, id: data.id });
-    });
+    void painted.then(() => post({ cmd: SHIM_MARKED, id: data.id }));
   });
 }

@@ -20,8 +20,7 @@ import {
 } from "./app-internals";
 import { type AttributeChanges, mergedAttrs } from "../node-attributes";
 import { type RecolourFile, SHIM_RECOLOUR, SHIM_RECOLOURED, type ShimPost, type ShimRecolourRequest } from "../protocol";
-import { canvasLook, repainted } from "./shim-repaint";
-import { drawMovesStill } from "./shim-still";
+import { paintedStill } from "./shim-still";
 
 /** How a pane was recoloured: its run restyled in place, or its runs deleted and the new one added. */
 export type RecolourRoute = "in-place" | "replaced";
@@ -209,19 +208,17 @@ export function answerRecolour(post: ShimPost, trusted: (event: Event) => boolea
     const data = event.data as ShimRecolourRequest | undefined;
     if (event.source !== window.parent || !trusted(event) || data?.cmd !== SHIM_RECOLOUR) return;
     const started = performance.now();
-    const before = canvasLook();
-    const restoreMoves = drawMovesStill(); // the app's route (a run added or deleted) redraws the scene, animated
+    let painted: Promise<void>;
     try {
-      setAttributes(data.attributes ?? {}, data.panes);
-      replaceRuns(data);
+      // The app's route (a run added or deleted) redraws the scene.
+      painted = paintedStill(() => {
+        setAttributes(data.attributes ?? {}, data.panes);
+        replaceRuns(data);
+      });
     } catch (error) {
-      restoreMoves();
       post({ cmd: SHIM_RECOLOURED, id: data.id, error: String(error instanceof Error ? error.message : error) });
       return;
     }
-    void repainted(before).then(() => {
-      restoreMoves();
-      post({ cmd: SHIM_RECOLOURED, id: data.id, ms: performance.now() - started });
-    });
+    void painted.then(() => post({ cmd: SHIM_RECOLOURED, id: data.id, ms: performance.now() - started }));
   });
 }

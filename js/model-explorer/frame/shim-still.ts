@@ -5,8 +5,10 @@
 // identical layers). A highlight took 22 full draws, each up to a second of software WebGL on an opened
 // graph (docs/recolour-opened-graph.md). While the widget's change is painted, each renderer draws the
 // end state of such an animation once instead; the app's own moves (an expand, a relayout) animate as
-// before outside that time.
+// before outside that time. Both of the widget's changes (shim-marks.ts, shim-recolour.ts) are made
+// through paintedStill.
 import { appRenderers, type Renderer } from "./app-internals";
+import { canvasLook, repainted } from "./shim-repaint";
 
 /** Sets the animation's progress (0 to 1) on the renderer's meshes; the app's default sets all of them. */
 type Progress = (progress: number) => void;
@@ -41,4 +43,21 @@ export function drawMovesStill(): () => void {
   return () => {
     for (const renderer of stilled) delete (renderer as Partial<Animating>).animateIntoPositions;
   };
+}
+
+/**
+ * Makes the widget's `change` to the graph already drawn, drawn still; resolves once the change is on
+ * the canvas (shim-repaint.ts). A change that throws gives the animation back and throws: nothing to wait
+ * for.
+ */
+export function paintedStill(change: () => void): Promise<void> {
+  const before = canvasLook();
+  const restoreMoves = drawMovesStill();
+  try {
+    change();
+  } catch (error) {
+    restoreMoves();
+    throw error;
+  }
+  return repainted(before).finally(restoreMoves);
 }
