@@ -21,6 +21,7 @@ import torchlens_widgets as tlw
 from tests.helpers.models import Nest, TinyMLP, TwoPass
 from tests.helpers.pairs import identical_pair, perturbed, trace
 from tests.helpers.saved_pages import saved
+from tests.helpers.view_requests import ask
 from torchlens_widgets import _offline
 from torchlens_widgets._errors import SelfComparisonError
 from torchlens_widgets.diffing.baseline import (
@@ -169,6 +170,29 @@ def test_netron_sends_the_companion_with_the_baselines_rows_made_once_per_baseli
     assert w._answer_graph({})[1][1] is first[1]  # an overlay switch reuses it
     w.baseline = None
     assert w._answer_graph({})[1][1] == plain
+
+
+@pytest.mark.parametrize("viewer", ["model-explorer", "netron"])
+def test_a_baseline_recolours_in_place_its_facts_sent_once(tiny_mlp_pair, viewer):
+    """A baseline set, an overlay switched, the baseline cleared: each moves only the colours'
+    revision, and the node facts travel only when they are not the ones the view holds."""
+    log_a, log_b = tiny_mlp_pair
+    w = tlw.explore(log_b, viewer=viewer)
+    graph, _ = ask(w, "graph")
+    graph_rev, shown = w._graph_rev, graph["result"]["facts"]
+    w.baseline = log_a
+    colours, buffers = ask(w, "colours", {"facts": shown}, request_id=2)
+    facts = colours["result"]["facts"]
+    assert facts not in ("", shown) and len(buffers) == 1  # the baseline's facts, once
+    w.overlay = "delta"
+    again, buffers = ask(w, "colours", {"facts": facts}, request_id=3)
+    assert again["result"]["facts"] == facts and len(buffers) == (1 if viewer == "model-explorer" else 0)
+    assert "nodeData" in again["result"] or again["result"]["overlay"]["title"].startswith("baseline delta")
+    w.baseline = None
+    cleared, buffers = ask(w, "colours", {"facts": facts}, request_id=4)
+    # Model Explorer: no attributes now (none sent); Netron: torchlens' own companion, sent again.
+    assert cleared["result"]["facts"] == shown and len(buffers) == (0 if viewer == "model-explorer" else 1)
+    assert (w._graph_rev, w._colour_rev, cleared["result"]["colourRev"]) == (graph_rev, 4, 4)
 
 
 def test_delta_overlay_without_baseline_and_self_comparison_are_refused(tiny_mlp_pair):

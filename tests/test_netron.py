@@ -97,7 +97,7 @@ def test_payload_and_companion_are_built_in_memory(
     monkeypatch.chdir(cwd)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     source = NetronSource(bert_log, granularity)
-    header, buffers = source.graph()
+    header, buffers = source.graph(None, 0)
     assert os.listdir(cwd) == [] and os.listdir(tmp) == []  # nothing written, or nothing left behind
 
     assert header["identifier"] == "BertModel.onnx.json"
@@ -139,7 +139,7 @@ def test_info_counts_nodes_and_carries_torchlens_warnings(bert_log: Any) -> None
     info = op.info()
     assert info["graphs"] == {"op": len(op.index)}
     assert len(info["warnings"]) == 1 and "ranks deep" in info["warnings"][0]
-    assert "warnings" not in op.graph()[0]  # the view shows them from the info trait (_graph_info)
+    assert "warnings" not in op.graph(None, 0)[0]  # the view shows them from the info trait (_graph_info)
 
 
 def test_unknown_granularity_names_the_choices(tiny_log: Any) -> None:

@@ -49,7 +49,7 @@ def test_model_explorer_page_holds_assets_graph_overlays_selection_and_inspector
     graph_buffers = {reply["reply"]["buffers"][0] for reply in recording["graphs"].values()}
     assert len(graph_buffers) == 1
     collection = json.loads(gzip.decompress(buffer(recording, graph_buffers.pop())))
-    assert collection == json.loads(gzip.decompress(w._source.graph(None)[1][0]))
+    assert collection == json.loads(gzip.decompress(w._source.graph(None, 0)[1][0]))
     # Assets as the kernel sends them, and the inspector facts of every labelled node.
     assert recording["assets"]["result"]["files"] == w._source.assets().reply()[0]["files"]
     labels = set(w._source.index.labels_by_id().values())

@@ -34,7 +34,7 @@ def log() -> Any:
 
 def netron_texts(widget: Any) -> tuple[str, str]:
     """The Netron model and its metrics companion exactly as the widget sends them to the browser."""
-    _, (model, attachment) = widget._source.graph(None)
+    _, (model, attachment) = widget._source.graph(None, 0)
     return gzip.decompress(model).decode(), gzip.decompress(attachment).decode()
 
 

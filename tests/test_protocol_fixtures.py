@@ -50,7 +50,10 @@ _VOLATILE_BUFFERS = {
     "graph-model-explorer": (0,),
     "graph-model-explorer-diff": (0, 1),
     "graph-netron": (0, 1),
+    "colours-netron": (0,),  # the companion
 }
+# A key of node facts whose bytes may hold measured times: the file says only that there is one.
+_FACTS_KEY = "<a key of the node facts>"
 
 
 def _steady(value: Any) -> Any:
@@ -63,6 +66,8 @@ def _steady(value: Any) -> Any:
         number, text = _MEASURED_FACTS[value["key"]]
         return {**value, "value": number if value["value"] is not None else None, "text": text}
     steady = {key: _steady(item) for key, item in value.items()}
+    if isinstance(steady.get("facts"), str) and steady["facts"]:
+        steady["facts"] = _FACTS_KEY
     for key in ("file", "detail", "text", "source"):
         if isinstance(steady.get(key), str):
             steady[key] = steady[key].replace(str(REPO) + os.sep, "").replace(str(REPO), ".")
@@ -109,6 +114,9 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
     # An explorer with a baseline: the node's panel with torchlens' row and the difference's summary.
     against = tlw.explore(after, baseline=before).select("linear_2_3:1")
     out["inspect-baseline"] = _sample("", "inspect", {}, against)
+    # A recolour in place: the delta's node data, and the baseline's facts (the view shows none yet).
+    against.overlay = "delta"
+    out["colours-model-explorer"] = _sample("", "colours", {"facts": ""}, against)
     out["inspect-none"] = _sample("", "inspect", {}, explorer)
     square.select("truediv_1_2")
     out["inspect-op"] = _sample("", "inspect", {}, square)
@@ -124,6 +132,7 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
     netron.granularity = "rolled"
     netron.select("linear_1_1")
     out["inspect-layer"] = _sample("", "inspect", {}, netron)
+    out["colours-netron"] = _sample("colours-netron", "colours", {"facts": ""}, netron)
     # The debug buttons: a diff's first divergence, a capture's first non-finite op, a lineage.
     out["debug-first-divergence"] = _sample("", "debug", {"question": "first_divergence"}, diff)
     out["debug-first-nonfinite"] = _sample("", "debug", {"question": "first_nonfinite"}, square)
@@ -184,6 +193,8 @@ NAMES = (
     "graph-model-explorer",
     "graph-model-explorer-diff",
     "graph-netron",
+    "colours-model-explorer",
+    "colours-netron",
     "inspect-none",
     "inspect-op",
     "inspect-layer",
@@ -233,6 +244,8 @@ def test_the_samples_cover_what_a_view_relies_on(samples: dict[str, Any]) -> Non
     assert samples["inspect-op"]["result"]["value"]["heatmap"]["mask_buffer"] is not None
     assert samples["graph-netron"]["result"]["overlay"]["values"]
     assert samples["graph-model-explorer"]["result"]["nodeData"]
+    assert {"nodeData", "nodeAttributes"} <= samples["colours-model-explorer"]["result"].keys()
+    assert {"overlay", "attachment"} <= samples["colours-netron"]["result"].keys()
     assert samples["graph-model-explorer-diff"]["result"]["paneNodeData"]
     kinds = {samples[name]["result"]["kind"] for name in NAMES if name.startswith("inspect-")}
     assert kinds == {"none", "op", "layer", "module", "difference"}

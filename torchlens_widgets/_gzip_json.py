@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from typing import Any
 
@@ -25,3 +26,8 @@ def compact_json(value: Any) -> str:
 
 def gzip_json(value: Any) -> bytes:
     return gzip_text(compact_json(value))
+
+
+def content_key(data: bytes) -> str:
+    """A short key of ``data``: equal keys, equal bytes (what a view holds is not sent again)."""
+    return hashlib.blake2b(data, digest_size=8).hexdigest()

@@ -1,8 +1,8 @@
 """The kernel <-> browser protocol, written down once: every request, reply and shared constant.
 
-A view asks (``assets``, ``graph``, ``inspect``, ``debug``, ``memory_timeline``) over the widget's
-custom messages and the kernel answers with a JSON ``result`` plus binary buffers (``_channel.py`` has
-the envelope; why it is not anywidget's experimental ``command``: docs/ARCHITECTURE.md).
+A view asks (``assets``, ``graph``, ``colours``, ``inspect``, ``debug``, ``memory_timeline``) over the
+widget's custom messages and the kernel answers with a JSON ``result`` plus binary buffers
+(``_channel.py`` has the envelope; why it is not anywidget's experimental ``command``: docs/ARCHITECTURE.md).
 ``js/kernel/protocol.ts`` is the browser's copy of these shapes; ``tests/test_protocol_fixtures.py`` writes a
 sample of each reply to ``tests/fixtures/protocol/`` and the vitest suite type-checks the browser's side
 against them, so the two cannot drift apart silently.
@@ -35,7 +35,7 @@ ViewerName = Literal["model-explorer", "netron"]
 # How an answer marks a node apart from a plain highlight (HIGHLIGHT_ROLE_STYLES).
 HighlightRole = Literal["producer", "propagated", "ranked"]
 NonFiniteRole = Literal["producer", "propagated"]
-Method = Literal["assets", "graph", "inspect", "debug", "memory_timeline"]
+Method = Literal["assets", "graph", "colours", "inspect", "debug", "memory_timeline"]
 BufferEncoding = Literal["binary", "base64"]
 # Why a reply's buffers came as base64 text: the view asked (VS Code), the kernel was launched through a
 # gateway whose relay passes no binary frames, or the user's setting (``_transport.py``).
@@ -126,15 +126,57 @@ class NodeAttributesRef(TypedDict):
     keys: list[str]  # the attributes the buffer sets (and a later one may replace in place)
 
 
-class ModelExplorerGraph(TypedDict):
-    """Explorer in Model Explorer: buffers are the gzip graph collection, then its node data if any,
-    then its node attributes if any (gzip JSON: graph id -> node id -> key -> value; a baseline's facts,
-    kept out of the collection so that setting a baseline sends the graph on screen again)."""
+class NetronOverlay(TypedDict):
+    """An overlay keyed by Netron node name (Netron has no node data: the frame colours the boxes)."""
+
+    title: str
+    unit: str
+    values: dict[str, float]
+    min: float
+    max: float
+    coverage: str
+
+
+# ----- colours: what a recolour in place sends (an overlay, a baseline's facts, a run shown) ----------
+# The widget's ``_colour_rev`` moves on every such change and ``_graph_rev`` only when the graph itself
+# does: a view that has drawn the graph asks ``colours`` and repaints in place, the graph not sent again.
+# A graph reply carries its colours too (the same fields, their buffers after the graph's).
+
+
+class ColoursParams(TypedDict):
+    facts: str  # the ``facts`` key of the node facts the view shows: not sent again when unchanged
+
+
+class ModelExplorerColours(TypedDict):
+    """Model Explorer: buffers are the overlay's node data if any, then the node attributes (gzip JSON:
+    graph id -> node id -> key -> value; a baseline's facts, or the runs an op is missing from) when
+    they differ from the view's ``facts``."""
+
+    colourRev: int  # the ``_colour_rev`` these colours are
+    facts: str  # a key of the node attributes now ("" none): equal keys, equal attributes
+    nodeData: NotRequired[NodeDataRef]
+    nodeAttributes: NotRequired[NodeAttributesRef]  # sent: the view replaces its own with these
+
+
+class NetronColours(TypedDict):
+    """Netron: the buffer is torchlens' metrics companion (with a baseline's or the runs' rows) when it
+    differs from the view's ``facts``."""
+
+    colourRev: int
+    facts: str  # a key of the companion now
+    overlay: NotRequired[NetronOverlay]
+    attachment: NotRequired[str]  # the companion's file name, when it is sent
+
+
+ColoursResult = ModelExplorerColours | NetronColours
+
+
+class ModelExplorerGraph(ModelExplorerColours):
+    """Explorer in Model Explorer: buffers are the gzip graph collection, then its colours' (node data,
+    node attributes; kept out of the collection so that no colour sends the graph again)."""
 
     label: str
     encoding: Literal["gzip"]
-    nodeData: NotRequired[NodeDataRef]
-    nodeAttributes: NotRequired[NodeAttributesRef]
 
 
 class PaneLabel(TypedDict):
@@ -155,24 +197,11 @@ class ModelExplorerDiffGraph(TypedDict):
     paneNodeData: list[PaneNodeData]
 
 
-class NetronOverlay(TypedDict):
-    """An overlay keyed by Netron node name (Netron has no node data: the frame colours the boxes)."""
-
-    title: str
-    unit: str
-    values: dict[str, float]
-    min: float
-    max: float
-    coverage: str
-
-
-class NetronGraph(TypedDict):
-    """Explorer in Netron: buffers are the gzip model (ONNX JSON) and its metrics attachment."""
+class NetronGraph(NetronColours):
+    """Explorer in Netron: buffers are the gzip model (ONNX JSON) and its metrics companion."""
 
     identifier: str  # the file name Netron sees, "<label>.onnx.json"
-    attachment: str  # torchlens' companion name, "<label>.onnx.attachment.json"
     encoding: Literal["gzip"]
-    overlay: NotRequired[NetronOverlay]
 
 
 GraphResult = ModelExplorerGraph | ModelExplorerDiffGraph | NetronGraph

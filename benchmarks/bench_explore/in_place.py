@@ -53,14 +53,15 @@ QUIET_S = 4.0
 @dataclass
 class Timed:
     """One change: ms from the kernel running it to drawn, whether the frame it had drew it, and of
-    those ms the kernel's (the statement: torchlens' work), until the view asked for the graph, until
-    the graph was in the page (the kernel's reply) and the browser's (graph in page -> drawn)."""
+    those ms the kernel's (the statement: torchlens' work), until the view asked (for the graph, or
+    for its colours only when the change is one), until the reply was in the page and the browser's
+    (reply in page -> drawn)."""
 
     ms: float
     same_frame: bool
     kernel_ms: float | None = None
-    asked_ms: float | None = None  # the kernel's change -> the view asked for the graph
-    reply_ms: float | None = None  # the view asked -> the graph in page
+    asked_ms: float | None = None  # the kernel's change -> the view asked for the graph or its colours
+    reply_ms: float | None = None  # the view asked -> the graph (or its colours) in page
     browser_ms: float | None = None
 
 

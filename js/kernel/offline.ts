@@ -43,7 +43,7 @@ export interface RecordedGraphs {
 type Handler = (...args: any[]) => void;
 
 /** The requests a recording answers; any other (a debug question: the kernel's) it refuses. */
-const RECORDED: ReadonlySet<string> = new Set<RequestMethod>(["assets", "graph", "inspect", "memory_timeline"]);
+const RECORDED: ReadonlySet<string> = new Set<RequestMethod>(["assets", "graph", "colours", "inspect", "memory_timeline"]);
 
 /** Whether `model` plays a saved page's recording (no kernel behind it: it answers only what it recorded). */
 export function isRecording(model: unknown): model is ReplayModel {
@@ -121,10 +121,14 @@ export class ReplayModel {
 
   private answer(method: string): { ok: true; reply: RecordedReply } | { ok: false; error: string } {
     if (method === "assets") return { ok: true, reply: this.recording.assets };
-    if (method === "graph") {
+    if (method === "graph" || method === "colours") {
       const { graphs } = this.graphsNow();
-      const graph = graphs[String(this.state.overlay ?? "")] ?? graphs[""] ?? this.recording.graphs[""];
-      return { ok: true, reply: graph.reply };
+      const { reply } = graphs[String(this.state.overlay ?? "")] ?? graphs[""] ?? this.recording.graphs[""];
+      // The colours are this page's own recolour count; a colours reply is the graph reply's colours,
+      // its buffers after the graph's (the node facts always sent: the view keeps no key of its own).
+      const result = { ...(reply.result as Record<string, unknown>), colourRev: Number(this.state._colour_rev ?? 0) };
+      if (method === "graph") return { ok: true, reply: { result, buffers: reply.buffers } };
+      return { ok: true, reply: { result: { ...result, facts: "" }, buffers: reply.buffers.slice(1) } };
     }
     if (method === "inspect") {
       const label = String(this.state.selected_label ?? "");
@@ -150,7 +154,7 @@ export class ReplayModel {
     const graph = graphs[overlay];
     this.set("notice", graph || !overlay ? "" : (refused[overlay] ?? `The overlay '${overlay}' was not saved for this run.`));
     this.set("overlay_summary", graph?.summary ?? "");
-    this.set("_graph_rev", Number(this.state._graph_rev ?? 0) + 1);
+    this.set("_colour_rev", Number(this.state._colour_rev ?? 0) + 1);
   }
 
   private applyOverlay(overlay: string): void {
@@ -160,7 +164,7 @@ export class ReplayModel {
       this.shownOverlay = overlay;
       this.set("notice", "");
       this.set("overlay_summary", graph.summary);
-      this.set("_graph_rev", Number(this.state._graph_rev ?? 0) + 1);
+      this.set("_colour_rev", Number(this.state._colour_rev ?? 0) + 1);
       return;
     }
     this.set("overlay", this.shownOverlay); // refused: the previous overlay stays, as in the kernel

@@ -1,7 +1,7 @@
 // The kernel-browser protocol, written down once on this side (the kernel's side is
-// torchlens_widgets/_protocol.py): the response envelope, and the replies to the five requests a
-// view makes (`assets`, `graph`, `inspect`, `debug`, `memory_timeline`), each as a discriminated union with a parser that checks
-// what arrives before any view code reads it. tests/js/kernel/protocol-contract.test.ts parses the sample
+// torchlens_widgets/_protocol.py): the response envelope, and the replies to the six requests a
+// view makes (`assets`, `graph`, `colours`, `inspect`, `debug`, `memory_timeline`), each as a discriminated
+// union with a parser that checks what arrives before any view code reads it. tests/js/kernel/protocol-contract.test.ts parses the sample
 // replies pytest writes (tests/fixtures/protocol/) with these same parsers.
 
 import { array, fail, isObject, type Json, object, oneOf, string } from "./json-checks";
@@ -40,7 +40,7 @@ export interface RequestMessage {
   buffers?: "base64";
 }
 
-export type RequestMethod = "assets" | "graph" | "inspect" | "debug" | "memory_timeline";
+export type RequestMethod = "assets" | "graph" | "colours" | "inspect" | "debug" | "memory_timeline";
 
 /**
  * Why a reply's buffers came as base64 text: the view asked (VS Code), the kernel was launched through
@@ -140,7 +140,7 @@ export function parseAssetsReply(result: unknown, bufferCount: number): AssetsRe
   };
 }
 
-// ----- graph --------------------------------------------------------------------------------------------
+// ----- an overlay on Netron's boxes (both a graph reply and a colours reply carry it) --------------------
 
 /** A value per Netron node name, coloured on the graph (kernel -> page -> frame; null clears). */
 export interface NetronOverlay {
@@ -158,15 +158,76 @@ export interface NetronOverlay {
   coverage: string;
 }
 
+// ----- colours: a recolour in place (an overlay, a baseline's facts, a run shown) ---------------------------
+// The widget's `_colour_rev` moves on every such change, `_graph_rev` only when the graph does: a view
+// that drew the graph asks `colours` (naming the node facts it shows) and repaints in place. A graph
+// reply carries its colours too, their buffers after the graph's.
+
 /**
- * Model Explorer, one trace: buffers = the collection, then its node data if any, then its node
- * attributes if any (a baseline's facts: graph id -> node id -> key -> value, set by the frame).
+ * What colours a Model Explorer graph: buffers = the overlay's node data if any, then the node
+ * attributes (graph id -> node id -> key -> value: a baseline's facts, or the runs an op is missing
+ * from) when they are not the view's.
  */
+export interface ModelExplorerColours {
+  kind: "model-explorer";
+  /** The `_colour_rev` these colours are. */
+  colourRev: number;
+  /** A key of the node attributes now ("" none): equal keys, equal attributes. */
+  facts: string;
+  nodeData: { name: string } | null;
+  /** Sent: they replace the view's. Not sent: the view's stay if `facts` is theirs, else none. */
+  nodeAttributes: { keys: string[] } | null;
+}
+
+/** What colours a Netron graph: the buffer is the metrics companion, when it is not the view's. */
+export interface NetronColours {
+  kind: "netron";
+  colourRev: number;
+  /** A key of the companion now. */
+  facts: string;
+  /** The overlay keyed by Netron node name (the frame colours the boxes), or none. */
+  overlay: NetronOverlay | null;
+  /** The companion's file name when it is sent, else null (the view's stays). */
+  attachment: string | null;
+}
+
+export type ColoursReply = ModelExplorerColours | NetronColours;
+
+/** The colours' fields of a reply (a `colours` reply, or a graph reply's), checked against their buffers. */
+function parseColours(viewer: Viewer, what: string, value: Record<string, unknown>, bufferCount: number): ColoursReply {
+  const colourRev = typeof value.colourRev === "number" && Number.isInteger(value.colourRev) ? value.colourRev : 0;
+  const facts = typeof value.facts === "string" ? value.facts : "";
+  if (viewer === "netron") {
+    const attachment = value.attachment === undefined || value.attachment === null ? null : string(what, value, "attachment");
+    if (bufferCount !== (attachment === null ? 0 : 1)) fail(what, `${bufferCount} colour buffers`);
+    // Checked value by value in the frame (js/netron/frame/overlay.ts), which trusts nothing it is sent.
+    const overlay = isObject(value.overlay) ? (value.overlay as unknown as NetronOverlay) : null;
+    return { kind: "netron", colourRev, facts, overlay, attachment };
+  }
+  const nodeData =
+    value.nodeData === undefined || value.nodeData === null ? null : { name: string(what, object(what, value.nodeData), "name") };
+  const attributes = value.nodeAttributes;
+  const nodeAttributes =
+    attributes === undefined || attributes === null
+      ? null
+      : { keys: array(what, object(what, attributes), "keys").map((key) => String(key)) };
+  if (bufferCount !== (nodeData ? 1 : 0) + (nodeAttributes ? 1 : 0)) fail(what, `${bufferCount} colour buffers`);
+  return { kind: "model-explorer", colourRev, facts, nodeData, nodeAttributes };
+}
+
+/** The `colours` reply of `viewer`, checked against the number of buffers it came with. */
+export function parseColoursReply(viewer: Viewer, result: unknown, bufferCount: number): ColoursReply {
+  const what = `${viewer} colours reply`;
+  return parseColours(viewer, what, object(what, result), bufferCount);
+}
+
+// ----- graph --------------------------------------------------------------------------------------------
+
+/** Model Explorer, one trace: buffers = the collection, then its colours'. */
 export interface ModelExplorerGraphReply {
   kind: "model-explorer";
   label: string;
-  nodeData: { name: string } | null;
-  nodeAttributes: { keys: string[] } | null;
+  colours: ModelExplorerColours;
 }
 
 /** Model Explorer, a diff: buffers = one collection per pane, then one node-data file per paneNodeData. */
@@ -177,13 +238,11 @@ export interface ModelExplorerDiffGraphReply {
   paneNodeData: { name: string; pane: number }[];
 }
 
-/** Netron: buffers = torchlens' ONNX JSON artifact, then its metrics companion (the attachment). */
+/** Netron: buffers = torchlens' ONNX JSON artifact, then its colours' (the metrics companion, always). */
 export interface NetronGraphReply {
   kind: "netron";
   identifier: string;
-  attachment: string;
-  /** The overlay keyed by Netron node name (the frame colours the boxes), or none. */
-  overlay: NetronOverlay | null;
+  colours: NetronColours & { attachment: string };
 }
 
 export type GraphReply = ModelExplorerGraphReply | ModelExplorerDiffGraphReply | NetronGraphReply;
@@ -193,26 +252,19 @@ export function parseGraphReply(viewer: Viewer, result: unknown, bufferCount: nu
   const what = `${viewer} graph reply`;
   const value = object(what, result);
   if (viewer === "netron") {
-    if (bufferCount < 1 || bufferCount > 2) fail(what, `${bufferCount} buffers`);
+    const colours = parseColours(viewer, what, value, bufferCount - 1);
+    if (colours.kind !== "netron" || colours.attachment === null) fail(what, "no metrics companion");
     return {
       kind: "netron",
       identifier: typeof value.identifier === "string" ? value.identifier : "model.onnx.json",
-      attachment: typeof value.attachment === "string" ? value.attachment : "model.attachment.json",
-      // Checked value by value in the frame (js/netron/frame/overlay.ts), which trusts nothing it is sent.
-      overlay: isObject(value.overlay) ? (value.overlay as unknown as NetronOverlay) : null,
+      colours: { ...colours, attachment: colours.attachment },
     };
   }
   const label = string(what, value, "label");
   if (value.panes === undefined) {
-    const nodeData =
-      value.nodeData === undefined || value.nodeData === null ? null : { name: string(what, object(what, value.nodeData), "name") };
-    const attributes = value.nodeAttributes;
-    const nodeAttributes =
-      attributes === undefined || attributes === null
-        ? null
-        : { keys: array(what, object(what, attributes), "keys").map((key) => String(key)) };
-    if (bufferCount !== 1 + (nodeData ? 1 : 0) + (nodeAttributes ? 1 : 0)) fail(what, `${bufferCount} buffers`);
-    return { kind: "model-explorer", label, nodeData, nodeAttributes };
+    const colours = parseColours(viewer, what, value, bufferCount - 1);
+    if (colours.kind !== "model-explorer") fail(what, "no Model Explorer colours");
+    return { kind: "model-explorer", label, colours };
   }
   const panes = array(what, value, "panes").map((pane) => ({ label: string(what, object(what, pane), "label") }));
   const paneNodeData = (value.paneNodeData === undefined ? [] : array(what, value, "paneNodeData")).map((item) => {

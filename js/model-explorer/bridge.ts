@@ -292,11 +292,11 @@ export class ModelExplorerFrame extends FrameBridge {
    * zoom and selection. Resolves with the milliseconds
    * until the canvas showed it; null before the first graph is drawn (then a new frame draws it).
    */
-  recolour(nodeData: Promise<NodeDataFile[]>, attributes: AttributeChanges = {}): Promise<number> | null {
+  recolour(colours: Promise<{ files: NodeDataFile[]; attributes: AttributeChanges }>): Promise<number> | null {
     const shown = this.graph;
     if (!this.drawn || !shown) return null;
     const id = ++this.nextRecolour;
-    return nodeData.then((files) => {
+    return colours.then(({ files, attributes }) => {
       const graph = { ...shown, nodeData: files };
       this.graph = graph; // the app asks by index for the node data of a graph it opens later
       return new Promise<number>((resolve, reject) => {

@@ -7,7 +7,7 @@ import { isDisplayed, pausableDeadline, RENDER_BUDGET_MS } from "../shared/deadl
 import { fetchDrawInputs } from "./draw-inputs";
 import { contextsOf, trackVisibility } from "./webgl-budget";
 import { kernelBusy, lossMessage } from "../kernel/kernel-watch";
-import { highlightRoles, type Viewer } from "../kernel/protocol";
+import { highlightRoles, parseColoursReply, type Viewer } from "../kernel/protocol";
 import { redrawGuard } from "./redraw-guard";
 import { pictureKeeper } from "./saved-picture";
 import { nodeCount } from "./status-line";
@@ -42,6 +42,8 @@ export interface DrawingHooks {
 
 export class GraphDrawing {
   private frame: ViewerFrame | null = null;
+  private drawnFrame: ViewerFrame | null = null; // the frame once its draw finished (only it is recoloured)
+  private recolouring = false; // a colours request or repaint in flight: the next waits for it
   private generation = 0; // bumped by every show(); a stale show() stops at its next await
   // Ends the current draw's waits (its deadline and status timers) when it is superseded or the view
   // closes: a frame that never paints must not keep them, and the graph they hold, alive.
@@ -97,6 +99,15 @@ export class GraphDrawing {
   redraw(): void {
     this.paused = false;
     void this.show();
+  }
+
+  /**
+   * The graph's colours changed (`_colour_rev`): the frame drawn asks for them and repaints in place,
+   * the graph not sent again. A draw in flight catches up once it has drawn; a paused view draws the
+   * graph with its colours when it is back.
+   */
+  recolour(): void {
+    if (!this.recolouring) void this.catchUpColours();
   }
 
   /** The selection or the view changed: the picture may be taken again. */
@@ -157,6 +168,7 @@ export class GraphDrawing {
   /** Draws the current graph; a later show() or a pause makes this one stop at its next await. */
   async show(): Promise<void> {
     const mine = this.supersede();
+    this.drawnFrame = null; // a draw in flight: its graph comes with its colours, caught up once drawn
     try {
       await this.draw(mine);
     } catch (error) {
@@ -260,6 +272,52 @@ export class GraphDrawing {
     data.renderedAt = String(Date.now());
     data.draws = String(Number(data.draws ?? 0) + 1); // this view's own count
     data.assetRequests = String(assetTransfers().requests);
+    this.report("ready", "", true);
+    this.picture.soon();
+    this.drawnFrame = current;
+    this.recolour(); // colours that changed while it drew
+  }
+
+  /** Recolours the frame drawn until it shows the widget's `_colour_rev`, one change at a time. */
+  private async catchUpColours(): Promise<void> {
+    this.recolouring = true;
+    try {
+      for (;;) {
+        const frame = this.frame;
+        if (!frame || frame !== this.drawnFrame || this.life.disposed || this.life.lost) return;
+        if (Number(this.model.get("_colour_rev") ?? 0) <= frame.colours.colourRev) return;
+        const mine = this.generation;
+        try {
+          await this.recolourOnce(frame, () => this.life.disposed || mine !== this.generation || frame !== this.frame);
+        } catch (error) {
+          if (mine === this.generation && frame === this.frame) this.fail(error);
+          return;
+        }
+      }
+    } finally {
+      this.recolouring = false;
+    }
+  }
+
+  private async recolourOnce(frame: ViewerFrame, stale: () => boolean): Promise<void> {
+    const askedAt = Date.now();
+    const { result, buffers } = await this.channel.request("colours", { facts: frame.colours.facts });
+    if (stale()) return;
+    const landedAt = performance.now();
+    const painted = frame.recolour({ reply: parseColoursReply(frame.viewer, result, buffers.length), buffers });
+    if (!painted) {
+      this.redraw(); // the frame cannot repaint in place: drawn again, with the colours
+      return;
+    }
+    await pausableDeadline(painted, this.onScreen, () => drawTimeout(frame), RENDER_BUDGET_MS, this.drawAbort.signal);
+    if (stale()) return;
+    this.view.setStatus(this.hooks.statusText(), "ready");
+    const data = this.el.dataset; // as a draw stamps them: asked, landed (the colours), painted
+    data.renderMs = String(Math.round(performance.now() - landedAt));
+    data.drawStartedAt = String(askedAt);
+    data.graphLandedAt = String(Math.round(Date.now() - (performance.now() - landedAt)));
+    data.renderedAt = String(Date.now());
+    data.draws = String(Number(data.draws ?? 0) + 1);
     this.report("ready", "", true);
     this.picture.soon();
   }

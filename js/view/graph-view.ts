@@ -129,6 +129,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     ["change:_inspect_rev", () => void inspection.refresh()],
     ["change:height", () => view.setHeight(model.get("height"))],
     ["change:_graph_rev", () => drawing.redraw()],
+    ["change:_colour_rev", () => drawing.recolour()],
     ["change:_debug_questions", () => debugButtons.refresh()],
     ["change:debug_status", refreshStatus],
     ["change:_memory_line", refreshStatus],

@@ -18,6 +18,8 @@ export interface WidgetTraits {
   draws: number;
   _asset_key: string;
   _graph_rev: number;
+  /** Bumped when only the graph's colours changed (an overlay, a baseline's facts): repainted in place. */
+  _colour_rev: number;
   _graph_info: { label?: string; graphs?: Record<string, number>; warnings?: string[] };
   _overlay_choices: string[];
   baseline_summary: { line?: string };
@@ -85,6 +87,7 @@ export const WIDGET_TRAIT_NAMES = [
   "draws",
   "_asset_key",
   "_graph_rev",
+  "_colour_rev",
   "_graph_info",
   "_overlay_choices",
   "baseline_summary",

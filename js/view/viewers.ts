@@ -10,7 +10,7 @@ import { checkExport, saveFile } from "../netron/export";
 import { copies, sameBytes } from "./same-bytes";
 import { nodeMarks } from "../model-explorer/marks";
 import { attributeChanges, type NodeAttributes, parseNodeAttributes, withNodeAttributes } from "../model-explorer/node-attributes";
-import type { GraphReply, HighlightRole, NetronGraphReply, Viewer } from "../kernel/protocol";
+import type { ColoursReply, GraphReply, HighlightRole, NetronColours, NetronGraphReply, Viewer } from "../kernel/protocol";
 
 export { VIEWER_TITLES } from "../kernel/protocol"; // where graph-drawing.ts reads it
 
@@ -28,11 +28,18 @@ export interface ViewerFrame {
    */
   highlight(nodeIds: string[], roles: Record<string, HighlightRole>): Promise<void> | void;
   /**
-   * Shows a new graph in the same frame if the viewer can (`drawn` resolves when drawn), else null.
-   * Both viewers recolour in place when only the overlay changed (the graph's bytes are the ones on
-   * screen); Model Explorer also sets a baseline's facts on the nodes drawn.
+   * Shows a new graph in the same frame if the viewer can (`drawn` resolves when drawn), else null:
+   * Netron opens it in its frame; either viewer recolours in place a graph whose bytes are the ones on
+   * screen.
    */
   replace(graph: Graph): Promise<InPlace | null>;
+  /** The colours shown: their `_colour_rev`, and the key of the node facts (sent again only if new). */
+  readonly colours: { colourRev: number; facts: string };
+  /**
+   * Repaints the graph drawn with new colours (an overlay, a baseline's facts, a run shown), resolving
+   * with milliseconds until painted; null when the frame cannot (it has not drawn): drawn again then.
+   */
+  recolour(colours: Colours): Promise<number> | null;
   dispose(): void;
   /** The image formats "save image" offers for this viewer. */
   readonly imageFormats: ImageFormat[];
@@ -45,6 +52,12 @@ export interface ViewerFrame {
 }
 
 export type ImageFormat = "png" | "svg";
+
+/** A `colours` reply, checked, with its buffers (gzip). */
+export interface Colours {
+  reply: ColoursReply;
+  buffers: DataView[];
+}
 
 /** A new graph shown in the frame drawn: `drawn` resolves with milliseconds until it showed. */
 export interface InPlace {
@@ -59,11 +72,18 @@ interface FrameTools {
   picture: () => Promise<Blob>;
 }
 
-/** A frame as the widget sees it; `replace` is what the viewer can do with a new graph in place. */
+/** How one viewer changes what its frame shows: another graph, or new colours on the one drawn. */
+interface InPlaceChanges {
+  replace: (graph: Graph) => Promise<InPlace | null>;
+  recolour: (colours: Colours) => Promise<number> | null;
+  colours: () => { colourRev: number; facts: string };
+}
+
+/** A frame as the widget sees it; `changes` is what the viewer can do in place. */
 function viewerFrame(
   viewer: Viewer,
   frame: FrameBridge,
-  replace: (graph: Graph) => Promise<InPlace | null>,
+  changes: InPlaceChanges,
   tools: FrameTools,
   highlight: ViewerFrame["highlight"] = () => undefined,
   /** Ends the draws of a frame closed before it drew (the page's count of draws in flight). */
@@ -78,9 +98,13 @@ function viewerFrame(
     get startupErrors() {
       return frame.startupErrors;
     },
+    get colours() {
+      return changes.colours();
+    },
     select: (nodeId) => frame.select(nodeId),
     highlight,
-    replace,
+    replace: changes.replace,
+    recolour: changes.recolour,
     dispose: () => {
       closed();
       frame.dispose();
@@ -92,8 +116,13 @@ async function netronFiles(reply: NetronGraphReply, buffers: DataView[]) {
   const [model, attachment] = await Promise.all(buffers.map((buffer) => gunzip(buffer)));
   return {
     model: { identifier: reply.identifier, bytes: model },
-    attachment: attachment ? { identifier: reply.attachment, bytes: attachment } : undefined,
+    attachment: attachment ? { identifier: reply.colours.attachment, bytes: attachment } : undefined,
   };
+}
+
+/** The metrics companion a Netron colours reply sends (none: the frame's stays). */
+async function netronCompanion(colours: NetronColours, buffers: DataView[]) {
+  return colours.attachment === null ? undefined : { identifier: colours.attachment, bytes: await gunzip(buffers[0]) };
 }
 
 /** What a viewer frame tells the widget. */
@@ -108,10 +137,10 @@ export interface ViewerEvents {
 }
 
 /** The reply as `kind` expects it: a reply of another viewer than the frame's is a kernel mix-up. */
-function expect<K extends GraphReply["kind"]>(reply: GraphReply, ...kinds: K[]): Extract<GraphReply, { kind: K }> {
+function expect<R extends GraphReply | ColoursReply, K extends R["kind"]>(reply: R, ...kinds: K[]): Extract<R, { kind: K }> {
   if (!(kinds as string[]).includes(reply.kind))
     throw new Error(`The kernel sent a ${reply.kind} graph to a ${kinds.join(" or ")} view. Re-run the cell.`);
-  return reply as Extract<GraphReply, { kind: K }>;
+  return reply as Extract<R, { kind: K }>;
 }
 
 /**
@@ -130,54 +159,69 @@ export function createViewer(
   { onSelect, onContextLost, onNotice, onEscape }: ViewerEvents,
 ): ViewerFrame {
   const drawEnds = drawStarted(); // a parked app Model Explorer app boots only while no frame draws
+  const redraws = redrawsInPlace();
+  const closed = () => {
+    drawEnds();
+    redraws.end();
+  };
   if (viewer === "netron") {
     const files = pendingGraph.then(async (graph) => {
       const reply = expect(graph.reply, "netron");
-      return { overlay: reply.overlay, ...(await netronFiles(reply, graph.buffers)) };
+      return { overlay: reply.colours.overlay, ...(await netronFiles(reply, graph.buffers)) };
     });
-    // The gzipped model and companion on screen: an overlay switch sends the same bytes, and is
-    // repainted in place instead of opened and laid out again.
+    // The gzipped model on screen (a new graph revision with the same model is recoloured in place),
+    // and its colours.
     let shown: Uint8Array[] = [];
-    void pendingGraph.then((graph) => (shown = copies(graph.buffers))).catch(() => undefined);
+    let colours = { colourRev: 0, facts: "" };
+    void pendingGraph
+      .then((graph) => {
+        shown = copies(graph.buffers.slice(0, 1));
+        colours = shownColours(expect(graph.reply, "netron").colours);
+      })
+      .catch(() => undefined);
     const frame = new NetronFrame(container, { bundle, files, onSelect, onNotice, onEscape });
     void frame.rendered.finally(() => drawEnds()).catch(() => undefined);
-    const redraws = redrawsInPlace();
     const tools: FrameTools = {
       imageFormats: ["png", "svg"],
       saveImage: async (format) => frame.exportImage(format), // downloaded when the frame answers
       fit: () => undefined, // Netron keeps its zoom; its canvas follows the frame's size
       picture: () => frame.picture(),
     };
+    const recolour = (reply: ColoursReply, buffers: DataView[]): Promise<number> => {
+      const next = expect(reply, "netron");
+      const ends = redraws.started();
+      return netronCompanion(next, buffers)
+        .then((companion) => frame.repaint(next.overlay, companion))
+        .then((ms) => {
+          colours = shownColours(next);
+          return ms;
+        })
+        .finally(() => ends());
+    };
+    const replace = async (next: Graph): Promise<InPlace> => {
+      const nextReply = expect(next.reply, "netron");
+      if (sameBytes(shown, next.buffers.slice(0, 1))) return { drawn: recolour(nextReply.colours, next.buffers.slice(1)) };
+      const ends = redraws.started();
+      shown = copies(next.buffers.slice(0, 1));
+      const drawn = netronFiles(nextReply, next.buffers)
+        .then(({ model, attachment }) => {
+          frame.setOverlay(nextReply.colours.overlay); // kept by the frame for the graph it opens next
+          return frame.open(model, attachment);
+        })
+        .then((ms) => {
+          colours = shownColours(nextReply.colours);
+          return ms;
+        })
+        .finally(() => ends());
+      return { drawn };
+    };
     return viewerFrame(
       viewer,
       frame,
-      async (next) => {
-        const nextReply = expect(next.reply, "netron");
-        const ends = redraws.started();
-        if (sameBytes(shown, next.buffers)) return { drawn: frame.repaint(nextReply.overlay).finally(() => ends()) };
-        if (next.buffers.length === 2 && sameBytes(shown.slice(0, 1), next.buffers.slice(0, 1))) {
-          // The same model, a new companion (a baseline's rows): attached to the graph on screen.
-          shown = copies(next.buffers);
-          const drawn = gunzip(next.buffers[1])
-            .then((bytes) => frame.repaint(nextReply.overlay, { identifier: nextReply.attachment, bytes }))
-            .finally(() => ends());
-          return { drawn };
-        }
-        shown = copies(next.buffers);
-        const drawn = netronFiles(nextReply, next.buffers)
-          .then(({ model, attachment }) => {
-            frame.setOverlay(nextReply.overlay); // kept by the frame for the graph it opens next
-            return frame.open(model, attachment);
-          })
-          .finally(() => ends());
-        return { drawn };
-      },
+      { replace, recolour: ({ reply, buffers }) => recolour(reply, buffers), colours: () => colours },
       tools,
       (names, roles) => frame.setHighlight(names, roles),
-      () => {
-        drawEnds();
-        redraws.end();
-      },
+      closed,
     );
   }
   // Both viewers' frames boot while the graph is on its way.
@@ -187,14 +231,18 @@ export function createViewer(
     label = named;
     return opened;
   });
-  // The gzipped graphs on screen and the attributes set on their nodes: an overlay switch or a
-  // baseline change sends the same graphs, and is recoloured in place.
+  // The gzipped graphs on screen (a new graph revision with the same graphs is recoloured in place),
+  // and the colours and node attributes set on their nodes.
   let shown: Uint8Array[] = [];
   let shownAttributes: NodeAttributes = {};
+  let colours = { colourRev: 0, facts: "" };
   void pendingGraph
     .then(async (landed) => {
       shown = copies(paneBuffers(landed));
-      shownAttributes = await modelExplorerAttributes(landed);
+      const landedColours = graphColours(landed);
+      if (!landedColours) return; // a diff: its colours never change
+      shownAttributes = await modelExplorerAttributes(landedColours, {});
+      colours = shownColours(landedColours.reply);
     })
     .catch(() => undefined);
   // An app parked ahead (parked-app.ts) has booted already: it is taken where it can show this graph.
@@ -202,28 +250,47 @@ export function createViewer(
   const frame =
     (takesParkedApp && adoptParkedApp(bundle, container, adopting)) || new ModelExplorerFrame(container, { bundle, ...adopting });
   void frame.rendered.finally(() => drawEnds(bundle)).catch(() => undefined);
-  const redraws = redrawsInPlace();
+  const recolour = (next: Colours): Promise<number> | null => {
+    const reply = expect(next.reply, "model-explorer");
+    // Unpacked before the frame is asked: a reply that fails to unpack leaves the colours shown as they are.
+    const unpacked = Promise.all([modelExplorerNodeData(next), modelExplorerAttributes(next, shownAttributes)]);
+    const recoloured = frame.recolour(
+      unpacked.then(([files, attributes]) => ({ files, attributes: attributeChanges(shownAttributes, attributes) })),
+    );
+    if (!recoloured) return null;
+    const ends = redraws.started();
+    return recoloured
+      .then(async (ms) => {
+        shownAttributes = (await unpacked)[1];
+        colours = shownColours(reply);
+        return ms;
+      })
+      .finally(() => ends());
+  };
   return viewerFrame(
     viewer,
     frame,
-    async (next) => {
-      // Other graphs (another trace, another granularity): a fresh frame keeps the app's view state
-      // consistent with the new collection.
-      if (!sameBytes(shown, paneBuffers(next))) return null;
-      const attributes = await modelExplorerAttributes(next);
-      const recoloured = frame.recolour(modelExplorerNodeData(next), attributeChanges(shownAttributes, attributes));
-      if (!recoloured) return null;
-      shownAttributes = attributes;
-      const ends = redraws.started();
-      return { drawn: recoloured.finally(() => ends()) };
+    {
+      replace: async (next) => {
+        // Other graphs (another trace, another granularity): a fresh frame keeps the app's view state
+        // consistent with the new collection.
+        const nextColours = graphColours(next);
+        if (!nextColours || !sameBytes(shown, paneBuffers(next))) return null;
+        const drawn = recolour(nextColours);
+        return drawn && { drawn };
+      },
+      recolour,
+      colours: () => colours,
     },
     modelExplorerTools(frame, () => label),
     (nodeIds, roles) => frame.mark(nodeMarks(nodeIds, roles)),
-    () => {
-      drawEnds();
-      redraws.end();
-    },
+    closed,
   );
+}
+
+/** What the view records of colours it shows. */
+function shownColours(reply: ColoursReply): { colourRev: number; facts: string } {
+  return { colourRev: reply.colourRev, facts: reply.facts };
 }
 
 /**
@@ -247,36 +314,44 @@ function paneBuffers({ reply, buffers }: Graph): DataView[] {
   return buffers.slice(0, reply.kind === "model-explorer-diff" ? reply.panes.length : 1);
 }
 
-/** The node data of a Model Explorer reply as JSON text (its graphs are the ones shown: not unpacked). */
-async function modelExplorerNodeData({ reply: anyReply, buffers }: Graph): Promise<NodeDataFile[]> {
-  const reply = expect(anyReply, "model-explorer", "model-explorer-diff");
-  if (reply.kind === "model-explorer-diff") {
-    const texts = await Promise.all(buffers.slice(reply.panes.length).map((buffer) => gunzipText(buffer)));
-    return reply.paneNodeData.map((data, i) => ({ name: data.name, pane: data.pane, json: texts[i] }));
-  }
-  return reply.nodeData ? [{ name: reply.nodeData.name, json: await gunzipText(buffers[1]), pane: 0 }] : [];
+/** The colours of a one-trace Model Explorer graph reply, as a colours reply (a diff has none to change). */
+function graphColours({ reply, buffers }: Graph): Colours | null {
+  return reply.kind === "model-explorer" ? { reply: reply.colours, buffers: buffers.slice(1) } : null;
 }
 
-/** The node attributes of a Model Explorer reply (a baseline's facts; none in a diff). */
-async function modelExplorerAttributes({ reply, buffers }: Graph): Promise<NodeAttributes> {
-  if (reply.kind !== "model-explorer" || !reply.nodeAttributes) return {};
-  return parseNodeAttributes(await gunzipText(buffers[buffers.length - 1]));
+/** The overlay's node data of Model Explorer colours as JSON text ([]: no overlay). */
+async function modelExplorerNodeData({ reply: anyReply, buffers }: Colours): Promise<NodeDataFile[]> {
+  const reply = expect(anyReply, "model-explorer");
+  return reply.nodeData ? [{ name: reply.nodeData.name, json: await gunzipText(buffers[0]), pane: 0 }] : [];
+}
+
+/**
+ * The node attributes Model Explorer colours set (a baseline's facts, a comparison's missing runs):
+ * the ones sent, else `shown` while their key is the one shown, else none.
+ */
+async function modelExplorerAttributes({ reply: anyReply, buffers }: Colours, shown: NodeAttributes): Promise<NodeAttributes> {
+  const reply = expect(anyReply, "model-explorer");
+  if (reply.nodeAttributes) return parseNodeAttributes(await gunzipText(buffers[buffers.length - 1]));
+  return reply.facts ? shown : {};
 }
 
 /** A Model Explorer reply as the frame takes it: each pane's graph and node data as JSON text. */
 async function modelExplorerGraph(graph: Graph): Promise<{ graph: ModelExplorerGraph; label: string }> {
   const reply = expect(graph.reply, "model-explorer", "model-explorer-diff");
-  const [texts, nodeData, attributes] = await Promise.all([
-    Promise.all(paneBuffers(graph).map((buffer) => gunzipText(buffer))),
-    modelExplorerNodeData(graph),
-    modelExplorerAttributes(graph),
+  if (reply.kind === "model-explorer-diff") {
+    const texts = await Promise.all(graph.buffers.map((buffer) => gunzipText(buffer)));
+    const panes = reply.panes.map((pane, i) => ({ label: pane.label, graphJson: texts[i] }));
+    const nodeData = reply.paneNodeData.map((data, i) => ({ name: data.name, pane: data.pane, json: texts[reply.panes.length + i] }));
+    return { label: reply.label || "diff", graph: { panes, nodeData } };
+  }
+  const colours = graphColours(graph)!;
+  const [text, nodeData, attributes] = await Promise.all([
+    gunzipText(graph.buffers[0]),
+    modelExplorerNodeData(colours),
+    modelExplorerAttributes(colours, {}),
   ]);
-  texts[0] = withNodeAttributes(texts[0], attributes); // a diff's panes have none
-  const labels = reply.kind === "model-explorer-diff" ? reply.panes.map((pane) => pane.label) : [reply.label || "graph"];
-  return {
-    label: reply.kind === "model-explorer-diff" ? reply.label || "diff" : labels[0],
-    graph: { panes: labels.map((label, i) => ({ label, graphJson: texts[i] })), nodeData },
-  };
+  const label = reply.label || "graph";
+  return { label, graph: { panes: [{ label, graphJson: withNodeAttributes(text, attributes) }], nodeData } };
 }
 
 /** Model Explorer's image is a PNG of its graph canvas, made in the frame and downloaded by this page. */

@@ -83,7 +83,8 @@ def test_toolbar_overlay_reaches_the_kernel_and_recolours_model_explorer(
 def test_model_explorer_switches_overlays_in_place(session: Session, artifacts: Any) -> None:
     """An overlay switch recolours the graph the app drew: the same frame element and the same canvas
     (no new app, no layout: zoom, expanded layers and selection stay), in the new overlay's colours,
-    with the old overlay's node data gone from the app."""
+    with the old overlay's node data gone from the app. Only the colours travel: the graph is not sent
+    again (what a remote kernel's reader waits for)."""
     kernel, frame = session.kernel, session.frame
     iframe = session.page.page.locator("iframe.tlw-frame").first
     canvas = frame.locator("webgl-renderer canvas.main").first
@@ -96,11 +97,14 @@ def test_model_explorer_switches_overlays_in_place(session: Session, artifacts: 
         ("flops", "flops (forward FLOPs per op)", "time (ms per op)"),
         ("", None, "forward FLOPs"),
     )
+    graph_bytes = kernel.value("len(w._source.payload.wire)")
     for overlay, provider, gone in switches:
         look = canvas.screenshot()
-        drawn = kernel.draws("w")
+        drawn, sent = kernel.draws("w"), kernel.value("w.bytes_sent")
         kernel.run(f"w.overlay = {overlay!r}")
         kernel.wait_drawn("w", since=drawn, timeout=120)
+        sent = kernel.value("w.bytes_sent") - sent
+        assert sent < graph_bytes, f"overlay {overlay!r} sent {sent:,} bytes: the graph ({graph_bytes:,}) again"
         assert iframe.evaluate("frame => frame.__tlwMark") == "before the switch", "a new frame was made"
         assert canvas.evaluate("canvas => canvas.__tlwMark") == "before the switch", "the app drew anew"
         assert changed_fraction(look, canvas.screenshot()) > 0.002, f"overlay {overlay!r} changed no pixel"
@@ -321,10 +325,12 @@ def test_overlay_recolours_netron_and_a_module_box_is_inspected_as_a_module(
     fills = boxes.evaluate_all(
         "gs => gs.map(g => { g.__tlwMark = 1; return g.querySelector('path').style.fill; })"
     )
-    drawn = kernel.draws("w")
+    drawn, sent = kernel.draws("w"), kernel.value("w.bytes_sent")
     choose_overlay(session, "bytes")
     kernel.wait_for("w.overlay", "bytes", timeout=30)
     kernel.wait_drawn("w", since=drawn, timeout=120)
+    sent, model_bytes = kernel.value("w.bytes_sent") - sent, kernel.value("len(w._source.artifact.wire[0])")
+    assert sent < model_bytes, f"the switch sent {sent:,} bytes: the model ({model_bytes:,}) again"
     expect(legend).to_contain_text("activation B", timeout=30_000)
     assert iframe.evaluate("frame => frame.__tlwMark") == "before the switch"
     kept = boxes.evaluate_all("gs => gs.filter(g => g.__tlwMark === 1).length")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .._assets import AssetBundle
 from .._errors import ViewerNotAvailableError
-from .._protocol import GraphResult, Reply
+from .._protocol import ColoursResult, GraphResult, Reply
 from .._trace import NodeLookup
 from ..graph_model import TraceGraph
 from .model_explorer import ModelExplorerSource
@@ -35,9 +35,14 @@ class ViewerSource(Protocol):
 
     def assets(self) -> AssetBundle: ...
 
-    def graph(self, overlay: Overlay | None) -> Reply[GraphResult]:
-        """The graph under ``overlay``. Highlights are not in it: the browser marks them on the graph
-        drawn, from ``_highlight_nodes`` and ``_highlight_roles``."""
+    def graph(self, overlay: Overlay | None, colour_rev: int) -> Reply[GraphResult]:
+        """The graph with its colours (``colours`` with nothing shown). Highlights are not in it: the
+        browser marks them on the graph drawn, from ``_highlight_nodes`` and ``_highlight_roles``."""
+        ...
+
+    def colours(self, overlay: Overlay | None, colour_rev: int, shown_facts: str) -> Reply[ColoursResult]:
+        """What colours the graph drawn: ``overlay``, and the node facts unless their key is
+        ``shown_facts`` (the view has them)."""
         ...
 
     def highlight_ids(self, labels: Iterable[str]) -> list[str]: ...

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._assets import AssetBundle, one_match, read_asset
 from .._errors import ViewerAssetsError
-from .._gzip_json import gzip_json
-from .._protocol import ModelExplorerGraph, Reply, Role
+from .._gzip_json import content_key, gzip_json
+from .._protocol import ModelExplorerColours, ModelExplorerGraph, NodeAttributesRef, Reply, Role
 from .._trace import drawn_id, record_for_label, resolve_name
 from .._viewer_versions import SUPPORTED, checked_version
 from ..diffing.baseline import BASELINE_ATTR_KEYS, BaselineFacts
@@ -162,22 +162,39 @@ class ModelExplorerSource:
     def assets(self) -> AssetBundle:
         return model_explorer_assets()
 
-    def graph(self, overlay: Overlay | None) -> Reply[ModelExplorerGraph]:
+    def graph(self, overlay: Overlay | None, colour_rev: int) -> Reply[ModelExplorerGraph]:
         """The collection (the same bytes whatever is highlighted or compared: the browser marks
-        highlights and sets a baseline's facts on the graph drawn, so neither lays it out again), its
-        node data, and the baseline's node attributes."""
-        header = ModelExplorerGraph(label=self.payload.label, encoding="gzip")
-        buffers = [self.payload.wire]
-        if overlay is not None:  # loaded as Model Explorer node data: its heatmap, legend and values
+        highlights and sets a baseline's facts on the graph drawn, so neither lays it out again), then
+        its colours."""
+        colours, colour_buffers = self.colours(overlay, colour_rev, shown_facts="")
+        header = ModelExplorerGraph(label=self.payload.label, encoding="gzip", **colours)
+        return header, [self.payload.wire, *colour_buffers]
+
+    def colours(
+        self, overlay: Overlay | None, colour_rev: int, shown_facts: str
+    ) -> Reply[ModelExplorerColours]:
+        """The overlay as Model Explorer node data (its heatmap, legend and values), and the node
+        attributes (a baseline's facts, or the runs each op of a comparison is missing from) unless
+        the view shows them already (``shown_facts``)."""
+        attributes = self._attributes()
+        facts = content_key(attributes[1]) if attributes else ""
+        header = ModelExplorerColours(colourRev=colour_rev, facts=facts)
+        buffers: list[bytes] = []
+        if overlay is not None:
             header["nodeData"] = {"name": overlay.provider}
             buffers.append(overlay.wire)
-        if self.baseline is not None:
-            header["nodeAttributes"] = {"keys": list(BASELINE_ATTR_KEYS)}
-            buffers.append(self._baseline_attributes_wire(self.baseline))
-        elif self.node_marks:  # a comparison (which has no baseline): the runs each op is missing from
-            header["nodeAttributes"] = {"keys": [NOT_IN_RUNS_KEY]}
-            buffers.append(self._marks_attributes_wire(self.node_marks))
+        if attributes and facts != shown_facts:
+            header["nodeAttributes"] = attributes[0]
+            buffers.append(attributes[1])
         return header, buffers
+
+    def _attributes(self) -> tuple[NodeAttributesRef, bytes] | None:
+        """The node attributes set on the graph now, with their wire bytes (None for none)."""
+        if self.baseline is not None:
+            return {"keys": list(BASELINE_ATTR_KEYS)}, self._baseline_attributes_wire(self.baseline)
+        if self.node_marks:  # a comparison (which has no baseline): the runs each op is missing from
+            return {"keys": [NOT_IN_RUNS_KEY]}, self._marks_attributes_wire(self.node_marks)
+        return None
 
     def _marks_attributes_wire(self, marks: Mapping[str, str]) -> bytes:
         if self._marks_wire is None or self._marks_wire[0] is not marks:

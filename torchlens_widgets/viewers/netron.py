@@ -26,10 +26,10 @@ from torchlens.errors import TorchLensError
 from .. import _export_cache
 from .._assets import AssetBundle
 from .._errors import NetronOptionError, NodeNotFoundError, ViewerAssetsError, ViewerNotAvailableError
-from .._gzip_json import gzip_json, gzip_text
+from .._gzip_json import content_key, gzip_json, gzip_text
 from .._overlays import ADDITIVE_OVERLAYS, PEAK_OVERLAYS, Overlay
 from .._privacy import without_source_locations
-from .._protocol import NetronGraph, NetronOverlay, Reply, Role
+from .._protocol import NetronColours, NetronGraph, NetronOverlay, Reply, Role
 
 # tl.export.netron() only writes files or serves over HTTP, so the in-memory path calls the steps it
 # is made of (private torchlens names, all in _torchlens.py with their contract tests).
@@ -278,6 +278,8 @@ class NetronSource:
         self._baseline_wire: tuple[BaselineFacts, bytes] | None = None
         self.node_marks: Mapping[str, str] = {}
         self._marks_wire: tuple[Mapping[str, str], bytes] | None = None
+        # id -> (the overlay, its values by node name): the overlay is held, so its id is not reused.
+        self._overlay_values: dict[int, tuple[Overlay, NetronOverlay]] = {}
 
     # Exported on first use (the first view's graph request, or a Python call that needs a node
     # name): explore() returns at once, so Netron's frame boots while torchlens exports.
@@ -301,21 +303,33 @@ class NetronSource:
     def assets(self) -> AssetBundle:
         return netron_assets()
 
-    def graph(self, overlay: Overlay | None = None) -> Reply[NetronGraph]:
+    def graph(self, overlay: Overlay | None, colour_rev: int) -> Reply[NetronGraph]:
+        """torchlens' model, then its colours (the companion always: Netron opens the two together)."""
         artifact = self.artifact
-        model, attachment = artifact.wire
-        if self.baseline is not None:  # diff facts in the sidebar's METADATA, next to torchlens' rows
-            attachment = self._baseline_attachment(self.baseline)
-        elif self.node_marks:  # a comparison (which has no baseline): the runs each op is missing from
-            attachment = self._marks_attachment(self.node_marks)
-        header = NetronGraph(
-            identifier=artifact.identifier,
-            attachment=artifact.attachment_identifier,
-            encoding="gzip",
-        )
+        colours, colour_buffers = self.colours(overlay, colour_rev, shown_facts="")
+        header = NetronGraph(identifier=artifact.identifier, encoding="gzip", **colours)
+        return header, [artifact.wire[0], *colour_buffers]
+
+    def colours(self, overlay: Overlay | None, colour_rev: int, shown_facts: str) -> Reply[NetronColours]:
+        """The overlay keyed by Netron node name, and the metrics companion (with a baseline's or the
+        runs' rows) unless the view shows it already (``shown_facts``)."""
+        attachment = self._companion()
+        facts = content_key(attachment)
+        header = NetronColours(colourRev=colour_rev, facts=facts)
         if overlay is not None:
             header["overlay"] = self.overlay_values(overlay)
-        return header, [model, attachment]
+        if facts == shown_facts:
+            return header, []
+        header["attachment"] = self.artifact.attachment_identifier
+        return header, [attachment]
+
+    def _companion(self) -> bytes:
+        """The metrics companion now: torchlens' own, or with a baseline's or the runs' rows."""
+        if self.baseline is not None:  # diff facts in the sidebar's METADATA, next to torchlens' rows
+            return self._baseline_attachment(self.baseline)
+        if self.node_marks:  # a comparison (which has no baseline): the runs each op is missing from
+            return self._marks_attachment(self.node_marks)
+        return self.artifact.wire[1]
 
     def _baseline_attachment(self, facts: BaselineFacts) -> bytes:
         """torchlens' companion with the baseline's rows added, made once per baseline: every graph
@@ -339,7 +353,14 @@ class NetronSource:
         return self._marks_wire[1]
 
     def overlay_values(self, overlay: Overlay) -> NetronOverlay:
-        """The overlay keyed by Netron node name (Netron has no node data: our host colours boxes).
+        """The overlay keyed by Netron node name (Netron has no node data: our host colours boxes),
+        made once per overlay: a switch back to one shown before costs the kernel nothing."""
+        if id(overlay) not in self._overlay_values:
+            self._overlay_values[id(overlay)] = (overlay, self._keyed_by_node_name(overlay))
+        return self._overlay_values[id(overlay)][1]
+
+    def _keyed_by_node_name(self, overlay: Overlay) -> NetronOverlay:
+        """``overlay_values``, made.
 
         Module-call boxes get the sum of the ops inside them for additive facts (time, FLOPs,
         bytes), the largest for live memory (the peak inside the call); for the others they carry no

@@ -22,6 +22,8 @@ from .._protocol import (
     PICTURE_PREFIXES,
     AssetsParams,
     AssetsResult,
+    ColoursParams,
+    ColoursResult,
     DebugParams,
     DebugResult,
     GraphParams,
@@ -57,6 +59,8 @@ class Answers:
     debug: Callable[[DebugParams], Reply[DebugResult]]
     # Runs while the browser draws the graph just sent.
     after_graph: Callable[[], None] | None = None
+    # The colours of the graph drawn (overlay, node facts); a widget that never recolours has none.
+    colours: Callable[[ColoursParams], Reply[ColoursResult]] | None = None
     # The memory strip's series (an explorer's w.timeline); a widget without one answers no such request.
     memory_timeline: Callable[[MemoryTimelineParams], Reply[MemoryTimelineResult]] | None = None
 
@@ -90,10 +94,12 @@ class ViewerWidget(BrowserState):
     draws = traitlets.Int(0, min=0, read_only=True).tag(sync=True)
     # Why the last request did not go as asked: a refused change, a failing callback.
     notice = traitlets.Unicode("", read_only=True).tag(sync=True)
-    # Internals: which asset bundle the page needs, a counter bumped whenever the graph changes, and
+    # Internals: which asset bundle the page needs, a counter bumped whenever the graph changes, one
+    # bumped whenever only its colours do (an overlay, a baseline's facts: repainted in place), and
     # what the view needs to know about the graph before asking for it.
     _asset_key = traitlets.Unicode("").tag(sync=True)
     _graph_rev = traitlets.Int(0).tag(sync=True)
+    _colour_rev = traitlets.Int(0).tag(sync=True)
     _graph_info = traitlets.Dict().tag(sync=True)
     # A WebP (or PNG) data URL of the graph as a view last drew it: kept in the notebook when the host
     # saves widget state, and shown by a view restored from it before the kernel runs the cell
@@ -121,6 +127,8 @@ class ViewerWidget(BrowserState):
         self._channel = RequestChannel(self.send, notice=lambda text: self.set_trait("notice", text))
         self._channel.register("assets", assets)
         self._channel.register("graph", answers.graph, after_reply=answers.after_graph)
+        if answers.colours is not None:
+            self._channel.register("colours", answers.colours)
         self._channel.register("inspect", answers.inspect)
         self._channel.register("debug", answers.debug)
         if answers.memory_timeline is not None:

@@ -30,8 +30,8 @@ DEFAULT_CHOICES = (*OVERLAYS, "delta")
 
 class Colouring:
     """One trace's overlay and baseline, published on a widget's traits: ``overlay`` (read),
-    ``overlay_summary``, ``baseline_summary``, ``_overlay_choices``, ``notice`` and ``_graph_rev``
-    (bumped: every view asks the graph again).
+    ``overlay_summary``, ``baseline_summary``, ``_overlay_choices``, ``notice`` and ``_colour_rev``
+    (bumped: every view asks the colours again and repaints the graph it drew in place).
 
     Given explicitly: the widget whose traits it sets, the trace and its graph model, the privacy
     profile, ``tell_facts`` (each viewer source is told the baseline's facts: its graph carries them)
@@ -162,7 +162,7 @@ class Colouring:
         return delta_overlay(self._graph.payload.collection, self.facts)
 
     def _redraw(self) -> None:
-        self._widget.set_trait("_graph_rev", self._widget._graph_rev + 1)
+        self._widget.set_trait("_colour_rev", self._widget._colour_rev + 1)
 
     # ----- baseline ---------------------------------------------------------------------------------
 

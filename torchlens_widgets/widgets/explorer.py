@@ -19,6 +19,8 @@ from .._offline import DEFAULT_MAX_BYTES
 from .._overlays import MEMORY_OVERLAY, Overlay, OverlayFunction
 from .._privacy import check_privacy_profile
 from .._protocol import (
+    ColoursParams,
+    ColoursResult,
     GraphParams,
     GraphResult,
     InspectNone,
@@ -184,6 +186,7 @@ class Explorer(ViewerWidget):
             Answers(
                 bundles=self._bundles,
                 graph=self._answer_graph,
+                colours=self._answer_colours,
                 inspect=self._answer_inspect,
                 debug=self._debugging.answer,
                 # torchlens' first non-finite op, asked while the browser draws the first graph.
@@ -515,9 +518,14 @@ class Explorer(ViewerWidget):
 
     def _answer_graph(self, params: GraphParams) -> Reply[GraphResult]:
         # The export, on first use.
-        reply = self._source.graph(self._colouring.overlay)
+        reply = self._source.graph(self._colouring.overlay, self._colour_rev)
         self._graph_info = self._source.info()  # synced before the reply: the view counts its nodes
         return reply
+
+    def _answer_colours(self, params: ColoursParams) -> Reply[ColoursResult]:
+        # The node facts are sent only when they are not the ones the view shows (a key of them).
+        shown_facts = str(params.get("facts", ""))
+        return self._source.colours(self._colouring.overlay, self._colour_rev, shown_facts)
 
     def _answer_inspect(self, params: InspectParams) -> Reply[InspectResult]:
         # The current selection, not a label from the browser: the panel shows what w.selected is.

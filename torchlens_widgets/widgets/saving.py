@@ -22,7 +22,8 @@ RecordedGraphs = tuple[dict[str, tuple[Reply[GraphResult], str]], dict[str, str]
 # The synced traits the saved HTML file needs to draw the same view.
 SAVED_TRAITS = (
     *("viewer", "granularity", "overlay", "overlay_summary", "baseline_summary", "height"),
-    *("selected_node", "selected_label", "_asset_key", "_graph_rev", "_graph_info", "_overlay_choices"),
+    *("selected_node", "selected_label", "_asset_key", "_graph_rev", "_colour_rev", "_graph_info"),
+    "_overlay_choices",
     *("depth", "show_buffers", "highlighted", "_highlight_nodes", "_highlight_roles", "debug_status"),
     *("inspector_width", "inspector_collapsed", "timeline", "_memory_line"),
 )
@@ -73,7 +74,8 @@ def save_explorer_html(
                 refused[name] = str(error)
                 continue
             # Every reply holds the same graph bytes (stored once in the file): only node data differ.
-            graphs[name] = (view.source.graph(overlay), overlay.summary if overlay else "")
+            # (colourRev 0: the file's page numbers its own recolours.)
+            graphs[name] = (view.source.graph(overlay, 0), overlay.summary if overlay else "")
         return graphs, refused
 
     graphs, refused = graphs_of(view.overlay_for)

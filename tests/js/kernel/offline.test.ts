@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from "vitest";
 import { KernelChannel } from "../../../js/kernel/channel";
 import { ReplayModel, type Recording } from "../../../js/kernel/offline";
-import { parseGraphReply, RECORDING_FORMAT, type RequestMethod } from "../../../js/kernel/protocol";
+import { parseColoursReply, parseGraphReply, RECORDING_FORMAT, type RequestMethod } from "../../../js/kernel/protocol";
 
 function recording(): Recording {
   return {
     format: RECORDING_FORMAT,
-    state: { overlay: "time", overlay_summary: "time on 3 of 3", selected_node: "", selected_label: "", _graph_rev: 1 },
+    state: { overlay: "time", overlay_summary: "time on 3 of 3", selected_node: "", selected_label: "", _graph_rev: 1, _colour_rev: 0 },
     buffers: [btoa("graph"), btoa("time-values"), btoa("bytes-values"), btoa("hist")],
     assets: { result: { key: "k", viewer: "model-explorer", version: "0", encoding: "gzip", files: [] }, buffers: [] },
     graphs: {
@@ -27,7 +27,9 @@ describe("ReplayModel", () => {
     const model = new ReplayModel(recording());
     const channel = new KernelChannel(model);
     const graph = await channel.request("graph");
-    expect(parseGraphReply("model-explorer", graph.result, graph.buffers.length)).toMatchObject({ nodeData: { name: "time" } });
+    expect(parseGraphReply("model-explorer", graph.result, graph.buffers.length)).toMatchObject({
+      colours: { nodeData: { name: "time" } },
+    });
     expect(graph.buffers.map(text)).toEqual(["graph", "time-values"]);
     expect((await channel.request("inspect")).result).toEqual({ kind: "none", label: "" });
     await expect(channel.request("reload" as RequestMethod)).rejects.toThrow("re-run the notebook");
@@ -46,11 +48,17 @@ describe("ReplayModel", () => {
     expect(inspected.buffers.map(text)).toEqual(["hist"]);
   });
 
-  it("switches to a recorded overlay and refuses the others with the kernel's reason", () => {
+  it("switches to a recorded overlay, its colours only, and refuses the others with the kernel's reason", async () => {
     const model = new ReplayModel(recording());
     model.set("overlay", "bytes");
     model.save_changes();
-    expect([model.get("overlay_summary"), model.get("_graph_rev")]).toEqual(["bytes on 3 of 3", 2]);
+    expect([model.get("overlay_summary"), model.get("_graph_rev"), model.get("_colour_rev")]).toEqual(["bytes on 3 of 3", 1, 1]);
+    const colours = await new KernelChannel(model).request("colours", { facts: "" });
+    expect(parseColoursReply("model-explorer", colours.result, colours.buffers.length)).toMatchObject({
+      colourRev: 1,
+      nodeData: { name: "bytes" },
+    });
+    expect(colours.buffers.map(text)).toEqual(["bytes-values"]); // the graph is not sent again
     model.set("overlay", "grad_norm");
     model.save_changes();
     expect(model.get("overlay")).toBe("bytes"); // the previous overlay stays
@@ -76,7 +84,7 @@ describe("ReplayModel", () => {
     const channel = new KernelChannel(model);
     model.set("run", "b");
     model.save_changes();
-    expect([model.get("overlay_summary"), model.get("_graph_rev"), model.get("notice")]).toEqual(["b", 2, ""]);
+    expect([model.get("overlay_summary"), model.get("_colour_rev"), model.get("notice")]).toEqual(["b", 1, ""]);
     const graph = await channel.request("graph");
     expect(graph.buffers.map(text)).toEqual(["graph", "bytes-values"]); // the same graph bytes, b's node data
     model.set("overlay", "bytes");

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
+  parseColoursReply,
   debugQuestions,
   HIGHLIGHT_COLOUR,
   HIGHLIGHT_ROLE_COLOURS,
@@ -46,6 +47,11 @@ const GRAPHS: [string, "model-explorer" | "netron", GraphReply["kind"]][] = [
   ["graph-model-explorer-diff", "model-explorer", "model-explorer-diff"],
   ["graph-netron", "netron", "netron"],
 ];
+/** Each sample colours reply, the viewer it is for, and what it sends. */
+const COLOURS: [string, "model-explorer" | "netron"][] = [
+  ["colours-model-explorer", "model-explorer"],
+  ["colours-netron", "netron"],
+];
 const INSPECTS: [string, InspectReply["kind"]][] = [
   ["inspect-none", "none"],
   ["inspect-op", "op"],
@@ -67,6 +73,7 @@ describe("the kernel's sample replies", () => {
       "response-text-gateway",
       "memory-timeline",
       ...GRAPHS.map(([name]) => name),
+      ...COLOURS.map(([name]) => name),
       ...INSPECTS.map(([name]) => name),
     ];
     expect(names).toEqual(expect.arrayContaining(checked));
@@ -100,6 +107,26 @@ describe("the kernel's sample replies", () => {
     const { method, result, buffer_bytes } = sample(name);
     expect(method).toBe("graph");
     expect(parseGraphReply(viewer, result, buffer_bytes.length).kind).toBe(kind);
+  });
+
+  it.each(COLOURS)("%s parses as %s colours with the node facts it sends", (name, viewer) => {
+    const { method, result, buffer_bytes } = sample(name);
+    expect(method).toBe("colours");
+    const reply = parseColoursReply(viewer, result, buffer_bytes.length);
+    expect(reply.kind).toBe(viewer);
+    expect(reply.facts).not.toBe("");
+    if (reply.kind === "netron")
+      expect([reply.attachment, Object.keys(reply.overlay?.values ?? {}).length > 0]).toEqual([expect.any(String), true]);
+    else expect([reply.nodeData?.name, reply.nodeAttributes?.keys.length]).toEqual([expect.any(String), 4]);
+    expect(() => parseColoursReply(viewer, result, buffer_bytes.length + 1)).toThrow("colour buffers");
+  });
+
+  it("a graph reply carries its colours, their buffers after the graph's", () => {
+    const me = parseGraphReply("model-explorer", sample("graph-model-explorer").result, 2);
+    expect(me.kind === "model-explorer" && me.colours).toMatchObject({ kind: "model-explorer", nodeData: { name: expect.any(String) } });
+    const netron = parseGraphReply("netron", sample("graph-netron").result, 2);
+    expect(netron.kind === "netron" && netron.colours.attachment).toBe("TwoPass.onnx.attachment.json");
+    expect(() => parseGraphReply("netron", sample("graph-netron").result, 1)).toThrow("0 colour buffers");
   });
 
   it.each(INSPECTS)("%s parses as an inspector reply of kind %s", (name, kind) => {

@@ -45,11 +45,15 @@ describe("fetchDrawInputs", () => {
       { key: KEY, viewer: "model-explorer", version: "0", encoding: "gzip", files: [{ name: "index.html", role: "page" }] },
       [gzipped("<html/>")],
     );
-    model.answer(model.requests("graph")[0], { label: "m", encoding: "gzip" }, [gzipped("{}")]);
+    model.answer(model.requests("graph")[0], { label: "m", encoding: "gzip", colourRev: 2, facts: "" }, [gzipped("{}")]);
     const inputs = await pending;
     expect(inputs.viewer).toBe("model-explorer");
     expect(inputs.bundle.key).toBe(KEY);
-    expect((await inputs.graph).reply).toEqual({ kind: "model-explorer", label: "m", nodeData: null, nodeAttributes: null });
+    expect((await inputs.graph).reply).toEqual({
+      kind: "model-explorer",
+      label: "m",
+      colours: { kind: "model-explorer", colourRev: 2, facts: "", nodeData: null, nodeAttributes: null },
+    });
     expect(opts.loading).toEqual(["model-explorer"]);
     expect(model.requests("assets")).toHaveLength(1);
   });
