@@ -50,13 +50,26 @@ def median(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def scrubs(notebook: Notebook, count: int) -> list[float]:
-    """ms of ``count`` scrubs to the next run (kernel change -> drawn), each from the run shown."""
-    times = []
+# Where a scrub's time goes, as bench_explore splits an in-place change (in_place.Timed).
+SCRUB_PARTS = (
+    ("kernel", "kernel_ms"),
+    ("asked", "asked_ms"),
+    ("reply", "reply_ms"),
+    ("browser", "browser_ms"),
+)
+
+
+def scrubs(notebook: Notebook, count: int, key: str, figures: dict[str, list[float]]) -> None:
+    """``count`` scrubs to the next run (kernel change -> drawn), each from the run shown: their ms in
+    ``figures[key]``, and each part's in ``figures[f"{key}_{part}"]``."""
     for _ in range(count):
         statement = "c.run = others[(others.index(c.run) + 1) % len(others)]"
-        times.append(_timed(notebook, COMPARE_CELL, statement).ms)
-    return times
+        timed = _timed(notebook, COMPARE_CELL, statement)
+        figures.setdefault(key, []).append(timed.ms)
+        for part, field in SCRUB_PARTS:
+            value = getattr(timed, field)
+            if value is not None:
+                figures.setdefault(f"{key}_{part}", []).append(value)
 
 
 def main() -> None:
@@ -87,10 +100,10 @@ def main() -> None:
                 page.locator(".jp-Notebook .jp-Cell").nth(COMPARE_CELL).scroll_into_view_if_needed()
                 drawn = notebook.cell_to_render_ms(COMPARE_CELL, "c")[""]
                 figures.setdefault("compare_first", []).append(drawn)
-            figures["scrub_collapsed"] = scrubs(notebook, 2 * args.repeat)
+            scrubs(notebook, 2 * args.repeat, "scrub_collapsed", figures)
             kernel.run("c.select(deep)")
             time.sleep(4)  # the layers around it opened and drawn
-            figures["scrub_opened"] = scrubs(notebook, 2 * args.repeat)
+            scrubs(notebook, 2 * args.repeat, "scrub_opened", figures)
             traced = {
                 k: kernel.value(f"held_mb(lambda: shown(tlw.compare(dict(list(runs.items())[:{k}]))), 1)[0]")
                 for k in (2, args.runs)
@@ -116,6 +129,8 @@ def main() -> None:
     for key, title in (("scrub_collapsed", "first view"), ("scrub_opened", "opened to a deep op")):
         ms = median(figures[key])
         print(f"  scrub to the next run, {title:20} ms {ms:6.0f}  ({ms / compare_first:.2f}x its first draw)")
+        parts = ", ".join(f"{part} {median(figures[f'{key}_{part}']):.0f}" for part, _ in SCRUB_PARTS)
+        print(f"    of which: {parts}")
     print(f"  kernel memory per extra run, MB              {figures['memory_per_run_mb'][0]:8.1f}")
     print(f"  one run's Model Explorer export (JSON), MB   {figures['export_mb'][0]:8.1f}")
     print(f"  all samples: { {key: [round(v) for v in values] for key, values in figures.items()} }")
