@@ -119,8 +119,11 @@ export const EVERY_TRAIT_LISTED: [UnlistedTrait] extends [never] ? true : Unlist
 /** The widget's model as a view holds it. */
 export type TraitsModel = AnyModel<WidgetTraits>;
 
+/** A model event a view listens to: a trait's change (a misspelt trait does not compile), or a message. */
+export type TraitEvent = `change:${keyof WidgetTraits}` | "msg:custom";
+
 /** Listens to each model event with its handler; returns what removes exactly these. */
-export function listen(model: TraitsModel, handlers: [string, () => void][]): () => void {
+export function listen(model: TraitsModel, handlers: [TraitEvent, () => void][]): () => void {
   for (const [event, handler] of handlers) model.on(event, handler);
   return () => {
     for (const [event, handler] of handlers) model.off(event, handler);
