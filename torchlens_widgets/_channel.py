@@ -22,7 +22,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._protocol import Base64Reason, ErrorResponse, Method, OkResponse, Reply
+from ._protocol import Base64Reason, ErrorResponse, Method, OkResponse, PushKind, PushMessage, Reply
 from ._transport import forced_text
 
 # A handler takes the request's params (a dict from the browser: it checks what it reads) and returns
@@ -43,6 +43,7 @@ class RequestChannel:
         self._after_reply: dict[str, Callable[[], None]] = {}
         self._after_reply_failed: set[str] = set()  # logged once each: it would fail on every reply
         self.bytes_sent = 0  # buffer bytes answered so far, before any base64 (benchmarks read it)
+        self._text_asked = False  # a view asked for its buffers as text: pushes go as text too
 
     def register(
         self, method: Method, handler: Handler, after_reply: Callable[[], None] | None = None
@@ -69,6 +70,7 @@ class RequestChannel:
             error = f"unknown buffer encoding {encoding!r} (expected one of {', '.join(ENCODINGS)})"
             self._send(_error(request_id, channel, error))
             return
+        self._text_asked = self._text_asked or encoding == "base64"
         try:
             forced = forced_text()
             result, buffers = handler(dict(content.get("params") or {}))
@@ -89,6 +91,19 @@ class RequestChannel:
             self._send(response, buffers)
         if method in self._after_reply:
             self._run_after_reply(method)
+
+    def push(self, kind: PushKind, result: Mapping[str, Any], buffers: list[bytes]) -> None:
+        """Sends every view ``result`` unasked (a shortcut: a view that cannot use it asks), its buffers
+        as text where any view asked for text or binary frames cannot reach the page."""
+        self.bytes_sent += sum(len(buffer) for buffer in buffers)
+        message = PushMessage(type="push", kind=kind, result=result)
+        reason: Base64Reason | None = forced_text() or ("asked" if self._text_asked else None)
+        if reason is not None:
+            message["base64_buffers"] = [base64.b64encode(buffer).decode("ascii") for buffer in buffers]
+            message["base64_reason"] = reason
+            self._send(message, [])
+        else:
+            self._send(message, buffers)
 
     def _run_after_reply(self, method: str) -> None:
         """The hook of ``method``: its reply has left, so a failure is logged (once) and shown in the

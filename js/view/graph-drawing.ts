@@ -7,12 +7,13 @@ import { isDisplayed, pausableDeadline, RENDER_BUDGET_MS } from "../shared/deadl
 import { fetchDrawInputs } from "./draw-inputs";
 import { contextsOf, trackVisibility } from "./webgl-budget";
 import { kernelBusy, lossMessage } from "../kernel/kernel-watch";
-import { highlightRoles, parseColoursReply, type Viewer } from "../kernel/protocol";
+import { type ColoursReply, highlightRoles, parseColoursReply, type Viewer } from "../kernel/protocol";
+import type { Response } from "../kernel/channel";
 import { redrawGuard } from "./redraw-guard";
 import { pictureKeeper } from "./saved-picture";
 import { nodeCount } from "./status-line";
 import type { TraitsModel } from "./traits";
-import { createViewer, VIEWER_TITLES, type ViewerFrame } from "./viewers";
+import { type Colours, createViewer, VIEWER_TITLES, type ViewerFrame } from "./viewers";
 import type { WidgetView } from "./view";
 import { viewBudget } from "./view-budget";
 import type { ViewKind } from "./view-kind";
@@ -44,6 +45,7 @@ export class GraphDrawing {
   private frame: ViewerFrame | null = null;
   private drawnFrame: ViewerFrame | null = null; // the frame once its draw finished (only it is recoloured)
   private recolouring = false; // a colours request or repaint in flight: the next waits for it
+  private pushed: { raw: Response<unknown>; colourRev: number } | null = null; // the kernel's latest push of colours
   private generation = 0; // bumped by every show(); a stale show() stops at its next await
   // Ends the current draw's waits (its deadline and status timers) when it is superseded or the view
   // closes: a frame that never paints must not keep them, and the graph they hold, alive.
@@ -108,6 +110,17 @@ export class GraphDrawing {
    */
   recolour(): void {
     if (!this.recolouring) void this.catchUpColours();
+  }
+
+  /**
+   * The kernel pushed the colours of its next `_colour_rev` (before that trait's change): the frame
+   * drawn repaints from them without asking, where they fit what it shows (see usablePush).
+   */
+  takePush(push: Response<unknown>): void {
+    const result = push.result as { colourRev?: unknown } | null;
+    const colourRev = typeof result?.colourRev === "number" ? result.colourRev : 0;
+    if (colourRev > (this.pushed?.colourRev ?? 0)) this.pushed = { raw: push, colourRev };
+    this.recolour();
   }
 
   /** The selection or the view changed: the picture may be taken again. */
@@ -285,10 +298,13 @@ export class GraphDrawing {
       for (;;) {
         const frame = this.frame;
         if (!frame || frame !== this.drawnFrame || this.life.disposed || this.life.lost) return;
-        if (Number(this.model.get("_colour_rev") ?? 0) <= frame.colours.colourRev) return;
+        const target = Math.max(Number(this.model.get("_colour_rev") ?? 0), this.pushed?.colourRev ?? 0);
+        if (target <= frame.colours.colourRev) return;
+        const pushed = this.pushed?.colourRev === target ? usablePush(frame, this.pushed.raw) : null;
+        this.pushed = null;
         const mine = this.generation;
         try {
-          await this.recolourOnce(frame, () => this.life.disposed || mine !== this.generation || frame !== this.frame);
+          await this.recolourOnce(frame, () => this.life.disposed || mine !== this.generation || frame !== this.frame, pushed);
         } catch (error) {
           if (mine === this.generation && frame === this.frame) this.fail(error);
           return;
@@ -299,12 +315,17 @@ export class GraphDrawing {
     }
   }
 
-  private async recolourOnce(frame: ViewerFrame, stale: () => boolean): Promise<void> {
+  /** Repaints `frame` with `pushed` colours, or with the ones it asks for. */
+  private async recolourOnce(frame: ViewerFrame, stale: () => boolean, pushed: Colours | null): Promise<void> {
     const askedAt = Date.now();
-    const { result, buffers } = await this.channel.request("colours", { facts: frame.colours.facts });
-    if (stale()) return;
+    let colours = pushed;
+    if (!colours) {
+      const { result, buffers } = await this.channel.request("colours", { facts: frame.colours.facts });
+      if (stale()) return;
+      colours = { reply: parseColoursReply(frame.viewer, result, buffers.length), buffers };
+    }
     const landedAt = performance.now();
-    const painted = frame.recolour({ reply: parseColoursReply(frame.viewer, result, buffers.length), buffers });
+    const painted = frame.recolour(colours);
     if (!painted) {
       this.redraw(); // the frame cannot repaint in place: drawn again, with the colours
       return;
@@ -398,4 +419,21 @@ export class GraphDrawing {
     if (!this.slot.entry.visible) await landed;
     return !this.life.disposed && mine === this.generation;
   }
+}
+
+/**
+ * A push of colours as `frame` can take it: checked, and only where the node facts it leaves out are the
+ * ones the frame holds (it sends them, or their key is the frame's, or there are none). Else null: the
+ * view asks, naming the facts it holds.
+ */
+function usablePush(frame: ViewerFrame, push: Response<unknown>): Colours | null {
+  let reply: ColoursReply;
+  try {
+    reply = parseColoursReply(frame.viewer, push.result, push.buffers.length);
+  } catch {
+    return null;
+  }
+  const factsSent = reply.kind === "netron" ? reply.attachment !== null : reply.nodeAttributes !== null;
+  const factsHeld = reply.facts === frame.colours.facts || (reply.kind === "model-explorer" && reply.facts === "");
+  return factsSent || factsHeld ? { reply, buffers: push.buffers } : null;
 }
