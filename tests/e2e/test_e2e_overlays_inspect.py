@@ -104,7 +104,7 @@ def test_model_explorer_switches_overlays_in_place(session: Session, artifacts: 
         kernel.run(f"w.overlay = {overlay!r}")
         kernel.wait_drawn("w", since=drawn, timeout=120)
         sent = kernel.value("w.bytes_sent") - sent
-        assert sent < graph_bytes, f"overlay {overlay!r} sent {sent:,} bytes: the graph ({graph_bytes:,}) again"
+        assert sent < graph_bytes, f"{overlay!r} sent {sent:,} bytes: the graph ({graph_bytes:,}) again"
         assert iframe.evaluate("frame => frame.__tlwMark") == "before the switch", "a new frame was made"
         assert canvas.evaluate("canvas => canvas.__tlwMark") == "before the switch", "the app drew anew"
         assert changed_fraction(look, canvas.screenshot()) > 0.002, f"overlay {overlay!r} changed no pixel"
