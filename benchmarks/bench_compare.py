@@ -59,13 +59,41 @@ SCRUB_PARTS = (
 )
 
 
+# Inside the comparison's Model Explorer frame: from now on, every animation frame compares a 64x64 copy
+# of the graph canvas with the one taken now, and keeps the wall-clock time of the first that differs.
+WATCH_PIXELS = """() => {
+  const canvas = document.querySelector('webgl-renderer canvas.main');
+  const probe = document.createElement('canvas');
+  probe.width = probe.height = 64;
+  const context = probe.getContext('2d', { willReadFrequently: true });
+  const look = () => {
+    context.drawImage(canvas, 0, 0, 64, 64);
+    return context.getImageData(0, 0, 64, 64).data.join(',');
+  };
+  const before = look();
+  window.tlwPixelsAt = 0;
+  const tick = () => (look() !== before ? (window.tlwPixelsAt = Date.now()) : requestAnimationFrame(tick));
+  requestAnimationFrame(tick);
+}"""
+
+
 def scrubs(notebook: Notebook, count: int, key: str, figures: dict[str, list[float]]) -> None:
     """``count`` scrubs to the next run (kernel change -> drawn), each from the run shown: their ms in
-    ``figures[key]``, and each part's in ``figures[f"{key}_{part}"]``."""
+    ``figures[key]``, each part's in ``figures[f"{key}_{part}"]``, and ms until the frame's pixels changed
+    in ``figures[f"{key}_pixels"]`` (read in the frame, every animation frame)."""
+    cell = notebook.page.locator(".jp-Notebook .jp-Cell").nth(COMPARE_CELL)
+    handle = cell.locator("iframe.tlw-frame").first.element_handle()
+    frame = handle.content_frame() if handle else None
+    if frame is None:
+        raise RuntimeError("no Model Explorer frame in the comparison's cell")
     for _ in range(count):
         statement = "c.run = others[(others.index(c.run) + 1) % len(others)]"
+        frame.evaluate(WATCH_PIXELS)
         timed = _timed(notebook, COMPARE_CELL, statement)
         figures.setdefault(key, []).append(timed.ms)
+        changed_at = frame.wait_for_function("() => window.tlwPixelsAt || null", timeout=30_000).json_value()
+        started = notebook.kernel.value("started['change']") * 1000
+        figures.setdefault(f"{key}_pixels", []).append(float(changed_at) - started)
         for part, field in SCRUB_PARTS:
             value = getattr(timed, field)
             if value is not None:
@@ -130,7 +158,7 @@ def main() -> None:
         ms = median(figures[key])
         print(f"  scrub to the next run, {title:20} ms {ms:6.0f}  ({ms / compare_first:.2f}x its first draw)")
         parts = ", ".join(f"{part} {median(figures[f'{key}_{part}']):.0f}" for part, _ in SCRUB_PARTS)
-        print(f"    of which: {parts}")
+        print(f"    of which: {parts}; its pixels changed at {median(figures[f'{key}_pixels']):.0f} ms")
     print(f"  kernel memory per extra run, MB              {figures['memory_per_run_mb'][0]:8.1f}")
     print(f"  one run's Model Explorer export (JSON), MB   {figures['export_mb'][0]:8.1f}")
     print(f"  all samples: { {key: [round(v) for v in values] for key, values in figures.items()} }")
