@@ -82,13 +82,7 @@ class RequestChannel:
         response = OkResponse(type="response", id=request_id, ok=True, result=result)
         if channel is not None:
             response["channel"] = channel
-        reason: Base64Reason | None = forced or ("asked" if encoding == "base64" else None)
-        if reason is not None:
-            response["base64_buffers"] = [base64.b64encode(buffer).decode("ascii") for buffer in buffers]
-            response["base64_reason"] = reason
-            self._send(response, [])
-        else:
-            self._send(response, buffers)
+        self._send_carrying(response, buffers, forced or ("asked" if encoding == "base64" else None))
         if method in self._after_reply:
             self._run_after_reply(method)
 
@@ -97,13 +91,18 @@ class RequestChannel:
         as text where any view asked for text or binary frames cannot reach the page."""
         self.bytes_sent += sum(len(buffer) for buffer in buffers)
         message = PushMessage(type="push", kind=kind, result=result)
-        reason: Base64Reason | None = forced_text() or ("asked" if self._text_asked else None)
-        if reason is not None:
-            message["base64_buffers"] = [base64.b64encode(buffer).decode("ascii") for buffer in buffers]
-            message["base64_reason"] = reason
-            self._send(message, [])
-        else:
+        self._send_carrying(message, buffers, forced_text() or ("asked" if self._text_asked else None))
+
+    def _send_carrying(
+        self, message: OkResponse | PushMessage, buffers: list[bytes], base64_reason: Base64Reason | None
+    ) -> None:
+        """Sends ``message`` with its buffers binary, or as base64 text in it when there is a reason."""
+        if base64_reason is None:
             self._send(message, buffers)
+            return
+        message["base64_buffers"] = [base64.b64encode(buffer).decode("ascii") for buffer in buffers]
+        message["base64_reason"] = base64_reason
+        self._send(message, [])
 
     def _run_after_reply(self, method: str) -> None:
         """The hook of ``method``: its reply has left, so a failure is logged (once) and shown in the

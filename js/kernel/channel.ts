@@ -139,7 +139,7 @@ export class KernelChannel {
       const handler = this.pushHandlers.get(push.kind);
       if (!handler || this.closedReason) return;
       try {
-        handler({ result: push.result, buffers: push.base64_buffers ? push.base64_buffers.map(decodeBase64) : (buffers ?? []) });
+        handler({ result: push.result, buffers: carried(push.base64_buffers, buffers) });
       } catch {
         // A push is a shortcut: one that cannot be decoded is dropped, and the view asks instead.
       }
@@ -160,8 +160,7 @@ export class KernelChannel {
       return;
     }
     try {
-      const carried = response.base64_buffers ? response.base64_buffers.map(decodeBase64) : (buffers ?? []);
-      entry.resolve({ result: response.result, buffers: carried });
+      entry.resolve({ result: response.result, buffers: carried(response.base64_buffers, buffers) });
     } catch (error) {
       entry.reject(new RequestError(`The kernel's reply to this view could not be decoded: ${String(error)}`));
     }
@@ -209,4 +208,9 @@ export class KernelChannel {
     this.pending.clear();
     this.stopSilenceWatch();
   }
+}
+
+/** A message's buffers: decoded from its base64 text where the kernel sent them so, else its binary ones. */
+function carried(base64: string[] | undefined, buffers: DataView[] | undefined): DataView[] {
+  return base64 ? base64.map(decodeBase64) : (buffers ?? []);
 }

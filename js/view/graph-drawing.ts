@@ -45,7 +45,7 @@ export class GraphDrawing {
   private frame: ViewerFrame | null = null;
   private drawnFrame: ViewerFrame | null = null; // the frame once its draw finished (only it is recoloured)
   private recolouring = false; // a colours request or repaint in flight: the next waits for it
-  private pushed: { raw: Response<unknown>; colourRev: number } | null = null; // the kernel's latest push of colours
+  private pushed: Colours | null = null; // the kernel's latest push of colours, checked
   private generation = 0; // bumped by every show(); a stale show() stops at its next await
   // Ends the current draw's waits (its deadline and status timers) when it is superseded or the view
   // closes: a frame that never paints must not keep them, and the graph they hold, alive.
@@ -117,9 +117,15 @@ export class GraphDrawing {
    * drawn repaints from them without asking, where they fit what it shows (see usablePush).
    */
   takePush(push: Response<unknown>): void {
-    const result = push.result as { colourRev?: unknown } | null;
-    const colourRev = typeof result?.colourRev === "number" ? result.colourRev : 0;
-    if (colourRev > (this.pushed?.colourRev ?? 0)) this.pushed = { raw: push, colourRev };
+    const frame = this.frame;
+    if (!frame) return; // no frame: the next draw asks for the graph, with its colours
+    let reply: ColoursReply;
+    try {
+      reply = parseColoursReply(frame.viewer, push.result, push.buffers.length);
+    } catch {
+      return; // a shortcut: one that does not parse is dropped, and the view asks
+    }
+    if (reply.colourRev > (this.pushed?.reply.colourRev ?? 0)) this.pushed = { reply, buffers: push.buffers };
     this.recolour();
   }
 
@@ -275,18 +281,11 @@ export class GraphDrawing {
     const selected = model.get("selected_node");
     if (selected) current.select(selected);
     current.highlight(model.get("_highlight_nodes") ?? [], highlightRoles(model.get("_highlight_roles")));
-    view.setStatus(this.hooks.statusText(), "ready"); // a view whose kernel is gone keeps saying so (view.ts)
-    const data = this.el.dataset; // what tests and benchmarks read of this view's draws
-    data.renderMs = String(Math.round(performance.now() - graphLanded));
-    data.drawStartedAt = String(drawStartedAt);
-    data.graphLandedAt = String(Math.round(Date.now() - (performance.now() - graphLanded)));
+    const data = this.el.dataset;
     data.frameMs = String(Math.round(frameMs));
     data.viewer = current.viewer; // which viewer drew last (a switch's redraw is told apart)
-    data.renderedAt = String(Date.now());
-    data.draws = String(Number(data.draws ?? 0) + 1); // this view's own count
     data.assetRequests = String(assetTransfers().requests);
-    this.report("ready", "", true);
-    this.picture.soon();
+    this.painted(drawStartedAt, graphLanded);
     this.drawnFrame = current;
     this.recolour(); // colours that changed while it drew
   }
@@ -298,9 +297,9 @@ export class GraphDrawing {
       for (;;) {
         const frame = this.frame;
         if (!frame || frame !== this.drawnFrame || this.life.disposed || this.life.lost) return;
-        const target = Math.max(Number(this.model.get("_colour_rev") ?? 0), this.pushed?.colourRev ?? 0);
+        const target = Math.max(Number(this.model.get("_colour_rev") ?? 0), this.pushed?.reply.colourRev ?? 0);
         if (target <= frame.colours.colourRev) return;
-        const pushed = this.pushed?.colourRev === target ? usablePush(frame, this.pushed.raw) : null;
+        const pushed = this.pushed?.reply.colourRev === target && fits(frame, this.pushed) ? this.pushed : null;
         this.pushed = null;
         const mine = this.generation;
         try {
@@ -332,8 +331,17 @@ export class GraphDrawing {
     }
     await pausableDeadline(painted, this.onScreen, () => drawTimeout(frame), RENDER_BUDGET_MS, this.drawAbort.signal);
     if (stale()) return;
-    this.view.setStatus(this.hooks.statusText(), "ready");
-    const data = this.el.dataset; // as a draw stamps them: asked, landed (the colours), painted
+    this.painted(askedAt, landedAt);
+  }
+
+  /**
+   * A graph or its colours are on screen: the status line says so, the widget's draw counter grows,
+   * and the view stamps what tests and benchmarks read of its draws: when it asked (wall clock), when
+   * the reply landed (`landedAt`, performance clock), when it painted, and its own count.
+   */
+  private painted(askedAt: number, landedAt: number): void {
+    this.view.setStatus(this.hooks.statusText(), "ready"); // a view whose kernel is gone keeps saying so (view.ts)
+    const data = this.el.dataset;
     data.renderMs = String(Math.round(performance.now() - landedAt));
     data.drawStartedAt = String(askedAt);
     data.graphLandedAt = String(Math.round(Date.now() - (performance.now() - landedAt)));
@@ -422,18 +430,12 @@ export class GraphDrawing {
 }
 
 /**
- * A push of colours as `frame` can take it: checked, and only where the node facts it leaves out are the
- * ones the frame holds (it sends them, or their key is the frame's, or there are none). Else null: the
- * view asks, naming the facts it holds.
+ * Whether pushed colours fit `frame`: its viewer's, and the node facts they leave out are the ones the
+ * frame holds (they send them, or their key is the frame's, or there are none). Else the view asks,
+ * naming the facts it holds.
  */
-function usablePush(frame: ViewerFrame, push: Response<unknown>): Colours | null {
-  let reply: ColoursReply;
-  try {
-    reply = parseColoursReply(frame.viewer, push.result, push.buffers.length);
-  } catch {
-    return null;
-  }
+function fits(frame: ViewerFrame, { reply }: Colours): boolean {
+  if (reply.kind !== frame.viewer) return false;
   const factsSent = reply.kind === "netron" ? reply.attachment !== null : reply.nodeAttributes !== null;
-  const factsHeld = reply.facts === frame.colours.facts || (reply.kind === "model-explorer" && reply.facts === "");
-  return factsSent || factsHeld ? { reply, buffers: push.buffers } : null;
+  return factsSent || reply.facts === frame.colours.facts || (reply.kind === "model-explorer" && reply.facts === "");
 }

@@ -187,7 +187,7 @@ export function createViewer(
       fit: () => undefined, // Netron keeps its zoom; its canvas follows the frame's size
       picture: () => frame.picture(),
     };
-    const recolour = (reply: ColoursReply, buffers: DataView[]): Promise<number> => {
+    const recolour = ({ reply, buffers }: Colours): Promise<number> => {
       const next = expect(reply, "netron");
       const ends = redraws.started();
       return netronCompanion(next, buffers)
@@ -200,7 +200,7 @@ export function createViewer(
     };
     const replace = async (next: Graph): Promise<InPlace> => {
       const nextReply = expect(next.reply, "netron");
-      if (sameBytes(shown, next.buffers.slice(0, 1))) return { drawn: recolour(nextReply.colours, next.buffers.slice(1)) };
+      if (sameBytes(shown, next.buffers.slice(0, 1))) return { drawn: recolour(graphColours(next)!) };
       const ends = redraws.started();
       shown = copies(next.buffers.slice(0, 1));
       const drawn = netronFiles(nextReply, next.buffers)
@@ -218,7 +218,7 @@ export function createViewer(
     return viewerFrame(
       viewer,
       frame,
-      { replace, recolour: ({ reply, buffers }) => recolour(reply, buffers), colours: () => colours },
+      { replace, recolour, colours: () => colours },
       tools,
       (names, roles) => frame.setHighlight(names, roles),
       closed,
@@ -314,9 +314,9 @@ function paneBuffers({ reply, buffers }: Graph): DataView[] {
   return buffers.slice(0, reply.kind === "model-explorer-diff" ? reply.panes.length : 1);
 }
 
-/** The colours of a one-trace Model Explorer graph reply, as a colours reply (a diff has none to change). */
+/** The colours of a graph reply, as a colours reply: their buffers follow the graph's one (a diff has none to change). */
 function graphColours({ reply, buffers }: Graph): Colours | null {
-  return reply.kind === "model-explorer" ? { reply: reply.colours, buffers: buffers.slice(1) } : null;
+  return reply.kind === "model-explorer-diff" ? null : { reply: reply.colours, buffers: buffers.slice(1) };
 }
 
 /** The overlay's node data of Model Explorer colours as JSON text ([]: no overlay). */
