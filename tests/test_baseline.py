@@ -21,7 +21,7 @@ import torchlens_widgets as tlw
 from tests.helpers.models import Nest, TinyMLP, TwoPass
 from tests.helpers.pairs import identical_pair, perturbed, trace
 from tests.helpers.saved_pages import saved
-from tests.helpers.view_requests import Wire, ask
+from tests.helpers.view_requests import ask
 from torchlens_widgets import _offline
 from torchlens_widgets._errors import SelfComparisonError
 from torchlens_widgets.diffing.baseline import (
@@ -193,32 +193,6 @@ def test_a_baseline_recolours_in_place_its_facts_sent_once(tiny_mlp_pair, viewer
     # Model Explorer: no attributes now (none sent); Netron: torchlens' own companion, sent again.
     assert cleared["result"]["facts"] == shown and len(buffers) == (0 if viewer == "model-explorer" else 1)
     assert (w._graph_rev, w._colour_rev, cleared["result"]["colourRev"]) == (graph_rev, 4, 4)
-
-
-@pytest.mark.parametrize("viewer", ["model-explorer", "netron"])
-def test_each_recolour_is_pushed_to_the_views_before_its_revision(tiny_mlp_pair, viewer):
-    """A view that drew repaints from the push without asking: it arrives before ``_colour_rev``
-    moves, is the colours of that revision, and carries the node facts only when they changed."""
-    log_a, log_b = tiny_mlp_pair
-    w = tlw.explore(log_b, viewer=viewer)
-    wire = Wire(w)
-    w.overlay = "flops"
-    w.baseline = log_a
-    w.overlay = "delta"
-    pushes = [
-        (i, msg["content"]) for i, msg in enumerate(wire.sent) if msg.get("content", {}).get("type") == "push"
-    ]
-    revs = [
-        (i, msg["state"]["_colour_rev"])
-        for i, msg in enumerate(wire.sent)
-        if "_colour_rev" in msg.get("state", {})
-    ]
-    assert [push["result"]["colourRev"] for _, push in pushes] == [rev for _, rev in revs] == [1, 2, 3]
-    assert all(at < rev_at for (at, _), (rev_at, _) in zip(pushes, revs, strict=True))
-    facts = [push["result"]["facts"] for _, push in pushes]
-    assert facts[1] == facts[2] != facts[0]  # the baseline's facts, pushed once
-    sent = ["nodeAttributes" in push["result"] or "attachment" in push["result"] for _, push in pushes]
-    assert sent == [viewer == "netron", True, False]
 
 
 def test_delta_overlay_without_baseline_and_self_comparison_are_refused(tiny_mlp_pair):

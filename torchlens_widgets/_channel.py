@@ -22,7 +22,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._protocol import Base64Reason, ErrorResponse, Method, OkResponse, PushKind, PushMessage, Reply
+from ._protocol import Base64Reason, ErrorResponse, Method, OkResponse, Reply
 from ._transport import forced_text
 
 # A handler takes the request's params (a dict from the browser: it checks what it reads) and returns
@@ -43,7 +43,6 @@ class RequestChannel:
         self._after_reply: dict[str, Callable[[], None]] = {}
         self._after_reply_failed: set[str] = set()  # logged once each: it would fail on every reply
         self.bytes_sent = 0  # buffer bytes answered so far, before any base64 (benchmarks read it)
-        self._text_asked = False  # a view asked for its buffers as text: pushes go as text too
 
     def register(
         self, method: Method, handler: Handler, after_reply: Callable[[], None] | None = None
@@ -70,7 +69,6 @@ class RequestChannel:
             error = f"unknown buffer encoding {encoding!r} (expected one of {', '.join(ENCODINGS)})"
             self._send(_error(request_id, channel, error))
             return
-        self._text_asked = self._text_asked or encoding == "base64"
         try:
             forced = forced_text()
             result, buffers = handler(dict(content.get("params") or {}))
@@ -82,27 +80,15 @@ class RequestChannel:
         response = OkResponse(type="response", id=request_id, ok=True, result=result)
         if channel is not None:
             response["channel"] = channel
-        self._send_carrying(response, buffers, forced or ("asked" if encoding == "base64" else None))
+        reason: Base64Reason | None = forced or ("asked" if encoding == "base64" else None)
+        if reason is not None:
+            response["base64_buffers"] = [base64.b64encode(buffer).decode("ascii") for buffer in buffers]
+            response["base64_reason"] = reason
+            self._send(response, [])
+        else:
+            self._send(response, buffers)
         if method in self._after_reply:
             self._run_after_reply(method)
-
-    def push(self, kind: PushKind, result: Mapping[str, Any], buffers: list[bytes]) -> None:
-        """Sends every view ``result`` unasked (a shortcut: a view that cannot use it asks), its buffers
-        as text where any view asked for text or binary frames cannot reach the page."""
-        self.bytes_sent += sum(len(buffer) for buffer in buffers)
-        message = PushMessage(type="push", kind=kind, result=result)
-        self._send_carrying(message, buffers, forced_text() or ("asked" if self._text_asked else None))
-
-    def _send_carrying(
-        self, message: OkResponse | PushMessage, buffers: list[bytes], base64_reason: Base64Reason | None
-    ) -> None:
-        """Sends ``message`` with its buffers binary, or as base64 text in it when there is a reason."""
-        if base64_reason is None:
-            self._send(message, buffers)
-            return
-        message["base64_buffers"] = [base64.b64encode(buffer).decode("ascii") for buffer in buffers]
-        message["base64_reason"] = base64_reason
-        self._send(message, [])
 
     def _run_after_reply(self, method: str) -> None:
         """The hook of ``method``: its reply has left, so a failure is logged (once) and shown in the

@@ -36,8 +36,6 @@ ViewerName = Literal["model-explorer", "netron"]
 HighlightRole = Literal["producer", "propagated", "ranked"]
 NonFiniteRole = Literal["producer", "propagated"]
 Method = Literal["assets", "graph", "colours", "inspect", "debug", "memory_timeline"]
-# What the kernel sends every view unasked, as a shortcut (a view that misses one asks instead).
-PushKind = Literal["colours"]
 BufferEncoding = Literal["binary", "base64"]
 # Why a reply's buffers came as base64 text: the view asked (VS Code), the kernel was launched through a
 # gateway whose relay passes no binary frames, or the user's setting (``_transport.py``).
@@ -69,18 +67,6 @@ class OkResponse(TypedDict):
     channel: NotRequired[str]
     id: int | None
     ok: Literal[True]
-    result: Any
-    base64_buffers: NotRequired[list[str]]
-    base64_reason: NotRequired[Base64Reason]
-
-
-class PushMessage(TypedDict):
-    """Sent to every view unasked, before the trait change it answers (``colours``: the colours of the
-    new ``_colour_rev``, so that a view that drew repaints without asking). A view that cannot use it
-    (it drew nothing, or holds other node facts than the push assumes) asks as usual."""
-
-    type: Literal["push"]
-    kind: PushKind
     result: Any
     base64_buffers: NotRequired[list[str]]
     base64_reason: NotRequired[Base64Reason]

@@ -22,7 +22,7 @@
 // Why this is not anywidget's experimental `command` API: docs/ARCHITECTURE.md, "The channel".
 import { decodeBase64 } from "./bytes";
 import { pausableDeadline } from "../shared/deadline";
-import { parsePush, parseResponse, type PushKind, type RequestMessage, type RequestMethod } from "./protocol";
+import { parseResponse, type RequestMessage, type RequestMethod } from "./protocol";
 
 export interface CustomMessageModel {
   send(content: unknown, callbacks?: unknown, buffers?: ArrayBuffer[] | ArrayBufferView[]): void;
@@ -68,7 +68,6 @@ export class KernelChannel {
   readonly id = channelId();
   private nextId = 0;
   private pending = new Map<number, { resolve: (r: Response<unknown>) => void; reject: (e: Error) => void }>();
-  private readonly pushHandlers = new Map<PushKind, (push: Response<unknown>) => void>();
   private readonly listener = (content: unknown, buffers: DataView[]) => this.receive(content, buffers);
   /** Set once the kernel is gone: every request fails at once with this reason. */
   private closedReason = "";
@@ -128,23 +127,7 @@ export class KernelChannel {
     );
   }
 
-  /** Takes the kernel's pushes of `kind` (sent to every view unasked; one handler per kind). */
-  onPush(kind: PushKind, handler: (push: Response<unknown>) => void): void {
-    this.pushHandlers.set(kind, handler);
-  }
-
   private receive(content: unknown, buffers: DataView[]): void {
-    const push = parsePush(content);
-    if (push) {
-      const handler = this.pushHandlers.get(push.kind);
-      if (!handler || this.closedReason) return;
-      try {
-        handler({ result: push.result, buffers: carried(push.base64_buffers, buffers) });
-      } catch {
-        // A push is a shortcut: one that cannot be decoded is dropped, and the view asks instead.
-      }
-      return;
-    }
     const response = parseResponse(content);
     if (!response || response.channel !== this.id) return; // another view's reply
     const entry = this.pending.get(response.id);
@@ -160,7 +143,8 @@ export class KernelChannel {
       return;
     }
     try {
-      entry.resolve({ result: response.result, buffers: carried(response.base64_buffers, buffers) });
+      const carried = response.base64_buffers ? response.base64_buffers.map(decodeBase64) : (buffers ?? []);
+      entry.resolve({ result: response.result, buffers: carried });
     } catch (error) {
       entry.reject(new RequestError(`The kernel's reply to this view could not be decoded: ${String(error)}`));
     }
@@ -199,7 +183,6 @@ export class KernelChannel {
 
   dispose(): void {
     this.model.off("msg:custom", this.listener);
-    this.pushHandlers.clear();
     this.failPending(() => new ChannelDisposedError("widget closed"));
   }
 
@@ -208,9 +191,4 @@ export class KernelChannel {
     this.pending.clear();
     this.stopSilenceWatch();
   }
-}
-
-/** A message's buffers: decoded from its base64 text where the kernel sent them so, else its binary ones. */
-function carried(base64: string[] | undefined, buffers: DataView[] | undefined): DataView[] {
-  return base64 ? base64.map(decodeBase64) : (buffers ?? []);
 }

@@ -42,28 +42,6 @@ export interface RequestMessage {
 
 export type RequestMethod = "assets" | "graph" | "colours" | "inspect" | "debug" | "memory_timeline";
 
-/** What the kernel sends every view unasked, as a shortcut (a view that cannot use it asks instead). */
-export type PushKind = "colours";
-const PUSH_KINDS: readonly PushKind[] = ["colours"];
-
-/** A push: `colours`, the colours of the new `_colour_rev`, sent before that trait's change. */
-export interface PushMessage {
-  type: "push";
-  kind: PushKind;
-  result: unknown;
-  base64_buffers?: string[];
-}
-
-/** The push in a custom message, or null when it is none (a response, another widget's message). */
-export function parsePush(content: unknown): PushMessage | null {
-  if (!isObject(content) || content.type !== "push") return null;
-  const kind = PUSH_KINDS.find((known) => known === content.kind);
-  if (!kind) return null;
-  const base64 = content.base64_buffers;
-  if (base64 !== undefined && !(Array.isArray(base64) && base64.every((item) => typeof item === "string"))) return null;
-  return { type: "push", kind, result: content.result, ...(base64 ? { base64_buffers: base64 as string[] } : {}) };
-}
-
 /**
  * Why a reply's buffers came as base64 text: the view asked (VS Code), the kernel was launched through
  * a gateway whose relay passes no binary frames, or the user's setting (torchlens_widgets/_transport.py).

@@ -7,13 +7,12 @@ import { isDisplayed, pausableDeadline, RENDER_BUDGET_MS } from "../shared/deadl
 import { fetchDrawInputs } from "./draw-inputs";
 import { contextsOf, trackVisibility } from "./webgl-budget";
 import { kernelBusy, lossMessage } from "../kernel/kernel-watch";
-import { type ColoursReply, highlightRoles, parseColoursReply, type Viewer } from "../kernel/protocol";
-import type { Response } from "../kernel/channel";
+import { highlightRoles, parseColoursReply, type Viewer } from "../kernel/protocol";
 import { redrawGuard } from "./redraw-guard";
 import { pictureKeeper } from "./saved-picture";
 import { nodeCount } from "./status-line";
 import type { TraitsModel } from "./traits";
-import { type Colours, createViewer, VIEWER_TITLES, type ViewerFrame } from "./viewers";
+import { createViewer, VIEWER_TITLES, type ViewerFrame } from "./viewers";
 import type { WidgetView } from "./view";
 import { viewBudget } from "./view-budget";
 import type { ViewKind } from "./view-kind";
@@ -45,7 +44,6 @@ export class GraphDrawing {
   private frame: ViewerFrame | null = null;
   private drawnFrame: ViewerFrame | null = null; // the frame once its draw finished (only it is recoloured)
   private recolouring = false; // a colours request or repaint in flight: the next waits for it
-  private pushed: Colours | null = null; // the kernel's latest push of colours, checked
   private generation = 0; // bumped by every show(); a stale show() stops at its next await
   // Ends the current draw's waits (its deadline and status timers) when it is superseded or the view
   // closes: a frame that never paints must not keep them, and the graph they hold, alive.
@@ -110,23 +108,6 @@ export class GraphDrawing {
    */
   recolour(): void {
     if (!this.recolouring) void this.catchUpColours();
-  }
-
-  /**
-   * The kernel pushed the colours of its next `_colour_rev` (before that trait's change): the frame
-   * drawn repaints from them without asking, where they fit what it shows (see usablePush).
-   */
-  takePush(push: Response<unknown>): void {
-    const frame = this.frame;
-    if (!frame) return; // no frame: the next draw asks for the graph, with its colours
-    let reply: ColoursReply;
-    try {
-      reply = parseColoursReply(frame.viewer, push.result, push.buffers.length);
-    } catch {
-      return; // a shortcut: one that does not parse is dropped, and the view asks
-    }
-    if (reply.colourRev > (this.pushed?.reply.colourRev ?? 0)) this.pushed = { reply, buffers: push.buffers };
-    this.recolour();
   }
 
   /** The selection or the view changed: the picture may be taken again. */
@@ -297,13 +278,10 @@ export class GraphDrawing {
       for (;;) {
         const frame = this.frame;
         if (!frame || frame !== this.drawnFrame || this.life.disposed || this.life.lost) return;
-        const target = Math.max(Number(this.model.get("_colour_rev") ?? 0), this.pushed?.reply.colourRev ?? 0);
-        if (target <= frame.colours.colourRev) return;
-        const pushed = this.pushed?.reply.colourRev === target && fits(frame, this.pushed) ? this.pushed : null;
-        this.pushed = null;
+        if (Number(this.model.get("_colour_rev") ?? 0) <= frame.colours.colourRev) return;
         const mine = this.generation;
         try {
-          await this.recolourOnce(frame, () => this.life.disposed || mine !== this.generation || frame !== this.frame, pushed);
+          await this.recolourOnce(frame, () => this.life.disposed || mine !== this.generation || frame !== this.frame);
         } catch (error) {
           if (mine === this.generation && frame === this.frame) this.fail(error);
           return;
@@ -314,17 +292,13 @@ export class GraphDrawing {
     }
   }
 
-  /** Repaints `frame` with `pushed` colours, or with the ones it asks for. */
-  private async recolourOnce(frame: ViewerFrame, stale: () => boolean, pushed: Colours | null): Promise<void> {
+  /** Asks for the colours of the graph `frame` drew (naming the node facts it holds) and repaints it. */
+  private async recolourOnce(frame: ViewerFrame, stale: () => boolean): Promise<void> {
     const askedAt = Date.now();
-    let colours = pushed;
-    if (!colours) {
-      const { result, buffers } = await this.channel.request("colours", { facts: frame.colours.facts });
-      if (stale()) return;
-      colours = { reply: parseColoursReply(frame.viewer, result, buffers.length), buffers };
-    }
+    const { result, buffers } = await this.channel.request("colours", { facts: frame.colours.facts });
+    if (stale()) return;
     const landedAt = performance.now();
-    const painted = frame.recolour(colours);
+    const painted = frame.recolour({ reply: parseColoursReply(frame.viewer, result, buffers.length), buffers });
     if (!painted) {
       this.redraw(); // the frame cannot repaint in place: drawn again, with the colours
       return;
@@ -427,15 +401,4 @@ export class GraphDrawing {
     if (!this.slot.entry.visible) await landed;
     return !this.life.disposed && mine === this.generation;
   }
-}
-
-/**
- * Whether pushed colours fit `frame`: its viewer's, and the node facts they leave out are the ones the
- * frame holds (they send them, or their key is the frame's, or there are none). Else the view asks,
- * naming the facts it holds.
- */
-function fits(frame: ViewerFrame, { reply }: Colours): boolean {
-  if (reply.kind !== frame.viewer) return false;
-  const factsSent = reply.kind === "netron" ? reply.attachment !== null : reply.nodeAttributes !== null;
-  return factsSent || reply.facts === frame.colours.facts || (reply.kind === "model-explorer" && reply.facts === "");
 }

@@ -62,8 +62,6 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     },
     statusText: () => statusText(),
   });
-  // The kernel pushes a recolour's colours ahead of `_colour_rev`: repainted without a round trip.
-  channel.onPush("colours", (push) => drawing.takePush(push));
   view.onActions({
     saveImage: (format) => {
       const current = drawing.current;

@@ -6,7 +6,6 @@ collaborators a widget holds (``debugging.py``, ``colouring.py``, ``nonfinite.py
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -37,8 +36,6 @@ from .._protocol import (
 from .bundle import bundle_source
 
 W = TypeVar("W", bound="ViewerWidget")
-
-log = logging.getLogger(__name__)
 
 
 # Every widget's defaults (explore(), diff(), precision() take them from here).
@@ -119,10 +116,6 @@ class ViewerWidget(BrowserState):
 
     # False until __init__ has set everything up: trait observers fire during construction too.
     _ready = False
-    # How the colours are answered (None: this widget never recolours), and the key of the node facts
-    # the last push of them carried (a push leaves them out while they stay the same).
-    _colours_answer: Callable[[ColoursParams], Reply[ColoursResult]] | None = None
-    _pushed_facts = ""
 
     def _open(self, answers: Answers) -> None:
         """Answer the browser's requests from now on (it asks; messages sent before it renders are lost)."""
@@ -136,28 +129,12 @@ class ViewerWidget(BrowserState):
         self._channel.register("graph", answers.graph, after_reply=answers.after_graph)
         if answers.colours is not None:
             self._channel.register("colours", answers.colours)
-        self._colours_answer = answers.colours
         self._channel.register("inspect", answers.inspect)
         self._channel.register("debug", answers.debug)
         if answers.memory_timeline is not None:
             self._channel.register("memory_timeline", answers.memory_timeline)
         self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
         self._ready = True
-
-    def _push_colours(self) -> None:
-        """Sends every view the colours of the current ``_colour_rev`` unasked. Called before that
-        trait's change is synced (inside a hold): a view that drew repaints from this without asking,
-        which saves it a round trip behind the cell that made the change. A view that cannot use it
-        asks as usual; a push that fails is only logged, as the views' requests will say why."""
-        if not self._ready or self._colours_answer is None:
-            return
-        try:
-            result, buffers = self._colours_answer({"facts": self._pushed_facts})
-        except Exception:
-            log.exception("torchlens-widgets could not push the colours (the views will ask)")
-            return
-        self._pushed_facts = str(result.get("facts", ""))
-        self._channel.push("colours", result, buffers)
 
     def __repr__(self) -> str:
         # Also the text a notebook shows where no widget can be drawn (nbconvert without saved widget

@@ -162,10 +162,7 @@ class Colouring:
         return delta_overlay(self._graph.payload.collection, self.facts)
 
     def _redraw(self) -> None:
-        widget = self._widget
-        with widget.hold_trait_notifications():  # the push goes before the trait's change
-            widget.set_trait("_colour_rev", widget._colour_rev + 1)
-            widget._push_colours()
+        self._widget.set_trait("_colour_rev", self._widget._colour_rev + 1)
 
     # ----- baseline ---------------------------------------------------------------------------------
 

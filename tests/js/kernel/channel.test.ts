@@ -246,25 +246,3 @@ describe("KernelChannel behind a relay that passes no binary frames", () => {
     expect(said).toEqual([]);
   });
 });
-
-describe("KernelChannel pushes", () => {
-  it("hands a push to its kind's handler, buffers binary or from base64, and never as a reply", async () => {
-    const model = new FakeModel();
-    const channel = new KernelChannel(model);
-    const pushes: { result: unknown; text: string[] }[] = [];
-    channel.onPush("colours", ({ result, buffers }) => pushes.push({ result, text: buffers.map((b) => new TextDecoder().decode(b)) }));
-    const pending = channel.request("graph");
-    model.reply({ type: "push", kind: "colours", result: { colourRev: 1 } }, [new DataView(new TextEncoder().encode("bin").buffer)]);
-    model.reply({ type: "push", kind: "colours", result: { colourRev: 2 }, base64_buffers: [btoa("text")] });
-    model.reply({ type: "push", kind: "unknown", result: {} });
-    expect(pushes).toEqual([
-      { result: { colourRev: 1 }, text: ["bin"] },
-      { result: { colourRev: 2 }, text: ["text"] },
-    ]);
-    model.reply({ type: "response", channel: channel.id, id: 1, ok: true, result: "graph" });
-    expect((await pending).result).toBe("graph");
-    channel.dispose();
-    model.reply({ type: "push", kind: "colours", result: { colourRev: 3 } });
-    expect(pushes).toHaveLength(2);
-  });
-});
