@@ -167,6 +167,17 @@ INTERNALS = {
     ),
     "the renderer's helpers animate through the renderer": r"this\.webglRenderer\.animateIntoPositions\(",
     "the renderer's progress is set on all its meshes": r"updateAnimatinProgress\(e,n\)\{this\.nodeBodies\.",
+    # A select of the widget's centred at once (shim-still.ts): the three.js service centres its camera in
+    # one method whose last argument is the glide's duration, 0 setting the camera at once, and the app's
+    # centring on a node reaches it through zoomFit.
+    "the camera is centred by one method, at once for a duration of 0": (
+        r"centerViewAt\(e,n,r,o=300\)\{.{0,300}o===0\?(\w+)\.call\(this\.zoom\.transform,(\w+)\):"
+        r"\1\.transition\(\)\.duration\("
+    ),
+    "a node is centred through zoomFit and centerViewAt": (
+        r"zoomFitOnNode\(e,n,r\)\{e\?setTimeout\(\(\)=>\{let o=n\.nodesById\[e\];o\?this\.zoomFit\("
+    ),
+    "zoomFit centres the camera through centerViewAt": r"this\.centerViewAt\(\w+,\w+,\w+\*\w+,r\)\}zoomFitOnNode",
 }
 
 # What the layout worker does with that message: merge, keyed by pane (its copy is what an expand returns).

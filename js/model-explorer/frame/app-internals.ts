@@ -65,6 +65,8 @@ export interface ThreejsService {
   removeFromScene(mesh: unknown): void;
   /** One draw of the whole scene. */
   render(): void;
+  /** Moves the camera to look at (x, y) at `scale`, gliding for `duration` ms (300 by default; 0 at once). */
+  centerViewAt?(x: number, y: number, scale: number, duration?: number): void;
 }
 
 /** A renderer's drawing of node data: the colours come from its selected run's results. */

@@ -3,7 +3,7 @@
 // server API from the parent page, and keeps the app off the network and off the page's history.
 // Its parts: the message guard (shim-guard.ts), the offline app (shim-offline.ts), the widget's
 // layout (shim-layout.ts), an overlay switch and highlights in place (shim-recolour.ts, shim-marks.ts),
-// drawn without the app's move-into-place animation (shim-still.ts), whose node selections are the
+// drawn without the app's move-into-place animation, as the widget's selects are (shim-still.ts), whose node selections are the
 // user's (shim-selection.ts) and the reports to the parent (shim-reports.ts).
 import { keepFocusWithUser } from "../../frame/frame-manners";
 import type { ShimConfig, ShimPost } from "../protocol";
@@ -14,6 +14,7 @@ import { answerMarks } from "./shim-marks";
 import { answerRecolour } from "./shim-recolour";
 import { reportErrors, reportPaint, watchWebglContexts } from "./shim-reports";
 import { reportWhoSelects } from "./shim-selection";
+import { drawWidgetSelectsStill } from "./shim-still";
 
 declare global {
   interface Window {
@@ -44,6 +45,7 @@ function startShim(config: ShimConfig): void {
   answerRecolour(post, trusted);
   answerMarks(post, trusted);
   reportWhoSelects(post, trusted); // before the app: the parent hears "select heard" before any answer to it
+  drawWidgetSelectsStill(trusted); // before the app too: still from the moment the app hears the select
   reportPaint(post);
   reportErrors(config, post);
 }

@@ -5,7 +5,7 @@
 import { ME_SELECT_NODE, SHIM_SELECT_HEARD, SHIM_USER_PRESSED, type ShimPost } from "../protocol";
 
 /** What the user does to select: a press (a click, a tap, Alt+click on a search result) or a key. */
-const PRESSES = ["pointerdown", "mousedown", "touchstart", "keydown"] as const;
+export const PRESSES = ["pointerdown", "mousedown", "touchstart", "keydown"] as const;
 
 /**
  * Posts SHIM_SELECT_HEARD as the parent's select arrives (before the app hears it: this runs before the

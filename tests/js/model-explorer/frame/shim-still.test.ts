@@ -1,13 +1,28 @@
 // @vitest-environment happy-dom
-import { afterEach, describe, expect, it } from "vitest";
-import { drawMovesStill } from "../../../../js/model-explorer/frame/shim-still";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ME_SELECT_NODE } from "../../../../js/model-explorer/protocol";
+import { drawMovesStill, drawWidgetSelectsStill } from "../../../../js/model-explorer/frame/shim-still";
+
+/** The app's three.js service: a draw of the scene, and a camera that glides for `duration` ms. */
+class FakeThreejs {
+  draws = 0;
+  centred: [number, number, number, number][] = [];
+  render(): void {
+    this.draws++;
+  }
+  centerViewAt(x: number, y: number, scale: number, duration = 300): void {
+    this.centred.push([x, y, scale, duration]);
+  }
+}
 
 /** A renderer as the app has it: an animation that draws on frames until progress 1. */
 class FakeRenderer {
   progress: number[] = [];
-  draws = 0;
   framesAsked = 0;
-  webglRendererThreejsService = { render: () => this.draws++ };
+  webglRendererThreejsService = new FakeThreejs();
+  get draws(): number {
+    return this.webglRendererThreejsService.draws;
+  }
   updateAnimatinProgress(value: number): void {
     this.progress.push(value);
   }
@@ -22,12 +37,14 @@ function install(...renderers: FakeRenderer[]): void {
   window.me_test = { renderers: Object.fromEntries(renderers.map((renderer, index) => [String(index), renderer as never])) };
 }
 
+const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+
 describe("the widget's changes drawn without the app's move-into-place animation", () => {
   afterEach(() => {
     delete window.me_test;
   });
 
-  it("draws the animation's end once, with the caller's progress or the renderer's own", () => {
+  it("draws the animation's end once on the next frame, however many effects react", async () => {
     const renderer = new FakeRenderer();
     install(renderer);
     const restore = drawMovesStill();
@@ -36,8 +53,9 @@ describe("the widget's changes drawn without the app's move-into-place animation
     const helper: number[] = [];
     renderer.animateIntoPositions((value) => helper.push(value));
     expect(helper).toEqual([1]);
-    expect(renderer.draws).toBe(2);
     expect(renderer.framesAsked).toBe(0);
+    await nextFrame();
+    expect(renderer.draws).toBe(1);
     restore();
   });
 
@@ -52,16 +70,54 @@ describe("the widget's changes drawn without the app's move-into-place animation
     }
   });
 
-  it("leaves a renderer without the members alone, and does not stack over a change still drawing", () => {
+  it("leaves a renderer without the members alone, and keeps still until the last change is drawn", () => {
     const bare = { appService: {} };
     const renderer = new FakeRenderer();
     window.me_test = { renderers: { "0": bare as never, "1": renderer as never } };
     const first = drawMovesStill();
     const second = drawMovesStill(); // a second change while the first is painted
-    second();
-    expect(Object.hasOwn(renderer, "animateIntoPositions")).toBe(true); // still the first's
     first();
+    first(); // released once only
+    expect(Object.hasOwn(renderer, "animateIntoPositions")).toBe(true); // the second is still painted
+    second();
     expect(Object.hasOwn(renderer, "animateIntoPositions")).toBe(false);
     expect(Object.keys(bare)).toEqual(["appService"]);
+  });
+});
+
+describe("a node the widget selects, revealed and centred at once", () => {
+  beforeAll(() => drawWidgetSelectsStill(() => true)); // once, as the frame's shim installs it
+  afterEach(() => {
+    delete window.me_test;
+  });
+
+  const selectFromParent = () =>
+    window.dispatchEvent(new MessageEvent("message", { source: window.parent, data: { cmd: ME_SELECT_NODE, nodeId: "n" } }));
+
+  it("draws the reveal still and jumps the camera, then gives the app its animations back", async () => {
+    const renderer = new FakeRenderer();
+    install(renderer);
+    selectFromParent();
+    renderer.animateIntoPositions(); // the app's relayout of the revealed layers
+    renderer.webglRendererThreejsService.centerViewAt(1, 2, 3, 400); // its centring on the node
+    expect(renderer.webglRendererThreejsService.centred).toEqual([[1, 2, 3, 0]]);
+    expect(renderer.framesAsked).toBe(0);
+    for (let frame = 0; frame < 3; frame++) await nextFrame(); // the centring painted
+    expect(Object.hasOwn(renderer, "animateIntoPositions")).toBe(false);
+    expect(Object.hasOwn(renderer.webglRendererThreejsService, "centerViewAt")).toBe(false);
+    renderer.webglRendererThreejsService.centerViewAt(1, 2, 3, 400); // the user's own: it glides
+    expect(renderer.webglRendererThreejsService.centred.at(-1)).toEqual([1, 2, 3, 400]);
+  });
+
+  it("gives the animations back at the user's press, and ignores a select from anyone but the parent", () => {
+    const renderer = new FakeRenderer();
+    install(renderer);
+    window.dispatchEvent(new MessageEvent("message", { source: null, data: { cmd: ME_SELECT_NODE, nodeId: "n" } }));
+    expect(Object.hasOwn(renderer, "animateIntoPositions")).toBe(false);
+    selectFromParent();
+    expect(Object.hasOwn(renderer, "animateIntoPositions")).toBe(true);
+    // happy-dom's events are trusted when dispatched by the environment; a script's are not.
+    window.dispatchEvent(Object.defineProperty(new Event("pointerdown"), "isTrusted", { value: true }));
+    expect(Object.hasOwn(renderer, "animateIntoPositions")).toBe(false);
   });
 });
