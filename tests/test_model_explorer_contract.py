@@ -177,7 +177,9 @@ INTERNALS = {
     "a node is centred through zoomFit and centerViewAt": (
         r"zoomFitOnNode\(e,n,r\)\{e\?setTimeout\(\(\)=>\{let o=n\.nodesById\[e\];o\?this\.zoomFit\("
     ),
-    "zoomFit centres the camera through centerViewAt": r"this\.centerViewAt\(\w+,\w+,\w+\*\w+,r\)\}zoomFitOnNode",
+    "zoomFit centres the camera through centerViewAt": (
+        r"this\.centerViewAt\(\w+,\w+,\w+\*\w+,r\)\}zoomFitOnNode"
+    ),
 }
 
 # What the layout worker does with that message: merge, keyed by pane (its copy is what an expand returns).

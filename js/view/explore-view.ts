@@ -9,9 +9,9 @@ export const exploreView: ViewKind = {
     view.attachSide(panel.root);
     return [panel];
   },
-  selectedText: (model: TraitsModel) => model.get("selected_label"),
+  selectedText: (model: TraitsModel) => model.get("selected_label") ?? "",
   comparison: (model) => model.get("baseline_summary")?.line,
-  inspectLabels: (model) => [model.get("selected_label")],
+  inspectLabels: (model) => [model.get("selected_label") ?? ""],
   missingLabel: () => null,
   chips: () => [],
   sideResizable: true,

@@ -100,7 +100,9 @@ class ViewerWidget(BrowserState):
     _asset_key = traitlets.Unicode("").tag(sync=True)
     _graph_rev = traitlets.Int(0).tag(sync=True)
     _colour_rev = traitlets.Int(0).tag(sync=True)
-    _graph_info = traitlets.Dict().tag(sync=True)
+    _graph_info = traitlets.Dict().tag(
+        sync=True, ts="{ label?: string; graphs?: Record<string, number>; warnings?: string[] }"
+    )
     # A WebP (or PNG) data URL of the graph as a view last drew it: kept in the notebook when the host
     # saves widget state, and shown by a view restored from it before the kernel runs the cell
     # (js/view/saved-picture.ts).

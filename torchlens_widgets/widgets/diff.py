@@ -58,7 +58,12 @@ class Diff(ViewerWidget):
         traitlets.Unicode(), traitlets.Unicode(), default_value=("", ""), read_only=True
     ).tag(sync=True)
     # Counts per status and the largest deltas (label, value, node id) for click-to-select.
-    summary = traitlets.Dict(read_only=True).tag(sync=True)
+    # A NaN or Inf delta has value None and says which in text ("NaN", "inf").
+    summary = traitlets.Dict(read_only=True).tag(
+        sync=True,
+        ts="{ line?: string; top?: { node_id: string; label: string; value: number | null; "
+        "text?: string }[] }",
+    )
     # The toolbar's debug buttons (highlighted nodes' ids are shared by both panes).
     _debug_questions = traitlets.List(traitlets.Unicode(), ["first_divergence"]).tag(sync=True)
 

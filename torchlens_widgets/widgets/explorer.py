@@ -75,8 +75,8 @@ class Explorer(ViewerWidget):
     selected_label = traitlets.Unicode("", read_only=True).tag(sync=True)
     # Netron's module grouping depth (an int >= 1) and buffer policy ("never" | "meaningful" |
     # "always"): tl.export.netron's options, checked by torchlens (ValueError naming the choices).
-    depth = traitlets.Any(DEFAULT_DEPTH).tag(sync=True)
-    show_buffers = traitlets.Any(DEFAULT_SHOW_BUFFERS).tag(sync=True)
+    depth = traitlets.Any(DEFAULT_DEPTH).tag(sync=True, ts="number")
+    show_buffers = traitlets.Any(DEFAULT_SHOW_BUFFERS).tag(sync=True, ts="string")
     # Colour nodes by a measured fact: "" | "time" | "flops" | "bytes" | "nan" | "magnitude" |
     # "grad_norm" | "field:<record field>". A refused overlay leaves the previous one in place.
     overlay = traitlets.Unicode("").tag(sync=True)
@@ -85,7 +85,7 @@ class Explorer(ViewerWidget):
     # A second Trace to compare against (Python-only; never synced), or None.
     baseline = traitlets.Any(None, allow_none=True)
     # What the browser shows about it: {"reference", "line", "counts", "unpaired", ...}; {} when none.
-    baseline_summary = traitlets.Dict(read_only=True).tag(sync=True)
+    baseline_summary = traitlets.Dict(read_only=True).tag(sync=True, ts="{ line?: string }")
     # Bumped when the inspector's facts of the selection changed while the selection did not (a baseline
     # set, changed or cleared): every view asks ``inspect`` again. A new baseline may have the summary of
     # the old one (same name, same counts), so the summary's change alone cannot say it.
