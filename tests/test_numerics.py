@@ -234,12 +234,15 @@ def test_fp16_overflow_inputs_sit_at_the_dtype_limit(traces: dict[str, Any]) -> 
     trace = traces["fp16 matmul overflow"]
     producer = explain_nonfinite(trace).producer_labels[0]
     big, ones = input_ranges(trace, producer)
-    assert ones.abs_max == 1.0 and ones.fraction_of_max is not None and ones.fraction_of_max < 1e-4
-    assert big.label == trace[producer].parents[0] + ":1"
-    assert big.dtype == "torch.float16" and big.dtype_max == 65504.0
-    assert big.fraction_of_max is not None and big.fraction_of_max >= 0.9
-    assert big.abs_max == big.maximum == big.minimum == 60000.0 and big.nan_count == big.inf_count == 0
-    assert "dtype_near_max" in big.finding or "dtype_max=65504" in big.finding
+    assert ones["abs_max"] == 1.0 and ones["fraction_of_max"] is not None and ones["fraction_of_max"] < 1e-4
+    assert big["label"] == trace[producer].parents[0] + ":1"
+    assert big["dtype"] == "torch.float16" and big["dtype_max"] == 65504.0
+    assert big["fraction_of_max"] is not None and big["fraction_of_max"] >= 0.9
+    assert (
+        big["abs_max"] == big["maximum"] == big["minimum"] == 60000.0
+        and big["nan_count"] == big["inf_count"] == 0
+    )
+    assert "dtype_near_max" in big["finding"] or "dtype_max=65504" in big["finding"]
 
 
 def test_a_nan_weight_shows_in_its_producers_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -248,9 +251,9 @@ def test_a_nan_weight_shows_in_its_producers_ranges(monkeypatch: pytest.MonkeyPa
     model = _nan_weight()
     trace = tl.trace(model, torch.rand(2, 4))
     producer = explain_nonfinite(trace).producer_labels[0]
-    by_label = {entry.label: entry for entry in input_ranges(trace, producer)}
-    assert by_label["lin.weight"].nan_count == 1 and by_label["lin.bias"].nan_count == 0
-    assert by_label["lin.weight"].dtype == "torch.float32"
+    by_label = {entry["label"]: entry for entry in input_ranges(trace, producer)}
+    assert by_label["lin.weight"]["nan_count"] == 1 and by_label["lin.bias"]["nan_count"] == 0
+    assert by_label["lin.weight"]["dtype"] == "torch.float32"
     # Any other failure to read the value is torchlens' bug, not a freed model: the row names it
     # (and the log has its traceback), the op's other rows stay.
     param_class = type(next(iter(trace[producer].params.values())))
@@ -259,10 +262,13 @@ def test_a_nan_weight_shows_in_its_producers_ranges(monkeypatch: pytest.MonkeyPa
         raise ValueError("a bug in torchlens")
 
     monkeypatch.setattr(param_class, "value", property(broken))
-    rows = {entry.label: entry for entry in input_ranges(trace, producer)}
-    assert "model was freed" not in rows["lin.weight"].finding
-    assert "ValueError: a bug in torchlens" in rows["lin.weight"].finding
-    assert rows["lin.weight"].maximum is None and rows[trace[producer].parents[0] + ":1"].maximum is not None
+    rows = {entry["label"]: entry for entry in input_ranges(trace, producer)}
+    assert "model was freed" not in rows["lin.weight"]["finding"]
+    assert "ValueError: a bug in torchlens" in rows["lin.weight"]["finding"]
+    assert (
+        rows["lin.weight"]["maximum"] is None
+        and rows[trace[producer].parents[0] + ":1"]["maximum"] is not None
+    )
 
 
 def test_a_parameter_of_a_freed_model_says_so() -> None:
@@ -273,9 +279,9 @@ def test_a_parameter_of_a_freed_model_says_so() -> None:
     producer = next(op.label for op in trace.layer_list if op.func_name == "linear")
     del model
     gc.collect()
-    gone = {entry.label: entry for entry in input_ranges(trace, producer)}["lin.weight"]
-    assert gone.nan_count == 0 and gone.maximum is None and "model was freed" in gone.finding
-    assert gone.dtype == "torch.float32"
+    gone = {entry["label"]: entry for entry in input_ranges(trace, producer)}["lin.weight"]
+    assert gone["nan_count"] == 0 and gone["maximum"] is None and "model was freed" in gone["finding"]
+    assert gone["dtype"] == "torch.float32"
 
 
 def test_ranges_follow_argument_order_dedupe_and_include_graph_inputs() -> None:
@@ -283,19 +289,23 @@ def test_ranges_follow_argument_order_dedupe_and_include_graph_inputs() -> None:
     trace = tl.trace(model, torch.rand(3))
     cat = next(op for op in trace.layer_list if op.func_name == "cat")
     ranges = input_ranges(trace, cat.label)
-    assert [r.label for r in ranges] == list(dict.fromkeys(p if ":" in p else p + ":1" for p in cat.parents))
-    assert any(trace[r.label].is_input for r in ranges) and all(r.finding == "" for r in ranges)
+    assert [r["label"] for r in ranges] == list(
+        dict.fromkeys(p if ":" in p else p + ":1" for p in cat.parents)
+    )
+    assert any(trace[r["label"]].is_input for r in ranges) and all(r["finding"] == "" for r in ranges)
 
 
 def test_ranges_count_non_finite_inputs(traces: dict[str, Any]) -> None:
     trace = traces["a NaN input"]
     consumer = next(op for op in trace.layer_list if op.func_name == "__mul__")
     (x,) = input_ranges(trace, consumer.label)
-    assert (x.nan_count, x.inf_count) == (1, 0) and x.minimum is not None and x.dtype_max is not None
+    assert (
+        (x["nan_count"], x["inf_count"]) == (1, 0) and x["minimum"] is not None and x["dtype_max"] is not None
+    )
     div = traces["in-place div_ by 0"]
     after = explain_nonfinite(div).propagated_labels[0]
     (y,) = input_ranges(div, after)
-    assert (y.nan_count, y.inf_count) == (1, 1) and y.minimum is None and y.finding != ""
+    assert (y["nan_count"], y["inf_count"]) == (1, 1) and y["minimum"] is None and y["finding"] != ""
 
 
 def test_unsaved_inputs_give_none_values_and_say_so() -> None:
@@ -304,12 +314,12 @@ def test_unsaved_inputs_give_none_values_and_say_so() -> None:
     log = next(op.label for op in full.layer_list if op.func_name == "log")
     trace = tl.trace(model, torch.rand(2, 4), capture=CaptureOptions(layers_to_save=[log.split(":")[0]]))
     (sub,) = input_ranges(trace, log)
-    assert sub.minimum is sub.maximum is sub.abs_max is sub.fraction_of_max is None
-    assert sub.dtype == "torch.float32" and sub.dtype_max is not None and NOT_SAVED in sub.finding
+    assert sub["minimum"] is sub["maximum"] is sub["abs_max"] is sub["fraction_of_max"] is None
+    assert sub["dtype"] == "torch.float32" and sub["dtype_max"] is not None and NOT_SAVED in sub["finding"]
 
 
 def test_every_range_dumps_as_strict_json(traces: dict[str, Any]) -> None:
     for trace in traces.values():
         for op in trace.layer_list:
             for entry in input_ranges(trace, str(op.label)):
-                json.dumps(entry.as_json(), allow_nan=False)
+                json.dumps(entry, allow_nan=False)

@@ -7,7 +7,6 @@ inputs (min, max, NaN and inf counts) so a widget can show them next to the op.
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
@@ -27,24 +26,8 @@ MODEL_FREED = (
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class InputRange:
-    """One input of an op against its dtype's limits; every float is finite or None (JSON-safe)."""
-
-    label: str
-    dtype: str
-    minimum: float | None
-    maximum: float | None
-    abs_max: float | None
-    dtype_max: float | None
-    fraction_of_max: float | None
-    nan_count: int
-    inf_count: int
-    finding: str
-
-    def as_json(self) -> InputRangeRow:
-        """The inspector reply's row (a plain dict ``json.dumps(..., allow_nan=False)`` accepts)."""
-        return InputRangeRow(**asdict(self))  # type: ignore[typeddict-item]
+# One input of an op against its dtype's limits; every float is finite or None (the inspector's row, as is).
+InputRange = InputRangeRow
 
 
 def input_ranges(trace: Any, label: str) -> list[InputRange]:
@@ -116,16 +99,16 @@ def _measure(
     limit = _dtype_max(dtype)
     if tensor is None:
         return InputRange(
-            label,
-            str(dtype),
-            None,
-            None,
-            None,
-            limit,
-            None,
-            0,
-            0,
-            "; ".join(filter(None, [finding, missing])),
+            label=label,
+            dtype=str(dtype),
+            minimum=None,
+            maximum=None,
+            abs_max=None,
+            dtype_max=limit,
+            fraction_of_max=None,
+            nan_count=0,
+            inf_count=0,
+            finding="; ".join(filter(None, [finding, missing])),
         )
     values = tensor.detach()
     nan_count = inf_count = 0
@@ -142,7 +125,16 @@ def _measure(
         abs_max = json_number(float(wide.abs().max()))
     fraction = json_number(abs_max / limit) if abs_max is not None and limit else None
     return InputRange(
-        label, str(dtype), minimum, maximum, abs_max, limit, fraction, nan_count, inf_count, finding
+        label=label,
+        dtype=str(dtype),
+        minimum=minimum,
+        maximum=maximum,
+        abs_max=abs_max,
+        dtype_max=limit,
+        fraction_of_max=fraction,
+        nan_count=nan_count,
+        inf_count=inf_count,
+        finding=finding,
     )
 
 

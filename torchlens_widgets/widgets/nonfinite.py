@@ -117,7 +117,7 @@ class NonFiniteAnswers:
         else:
             return None
         source = _source_line(record_for_label(self._log, label))
-        inputs = [row.as_json() for row in input_ranges(self._log, label)]
+        inputs = input_ranges(self._log, label)
         return NonFiniteFacts(role=role, source=source, inputs=inputs)
 
     def prefetch(self) -> None:
