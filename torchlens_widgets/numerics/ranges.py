@@ -97,32 +97,22 @@ def _measure(
     """Min, max, |max| of the finite values, and the non-finite counts, of one consumed input."""
     dtype = tensor.dtype if tensor is not None else dtype or _recorded_dtype(trace, label)
     limit = _dtype_max(dtype)
-    if tensor is None:
-        return InputRange(
-            label=label,
-            dtype=str(dtype),
-            minimum=None,
-            maximum=None,
-            abs_max=None,
-            dtype_max=limit,
-            fraction_of_max=None,
-            nan_count=0,
-            inf_count=0,
-            finding="; ".join(filter(None, [finding, missing])),
-        )
-    values = tensor.detach()
     nan_count = inf_count = 0
     minimum = maximum = abs_max = None
-    if values.is_floating_point() or values.is_complex():
-        nan_count = int(torch.isnan(values).sum())
-        inf_count = int(torch.isinf(values).sum())
-        finite = values[torch.isfinite(values)]
+    if tensor is None:
+        finding = "; ".join(filter(None, [finding, missing]))
     else:
-        finite = values.reshape(-1)
-    if finite.numel() and not finite.is_complex() and finite.dtype != torch.bool:
-        wide = finite.to(torch.float64)
-        minimum, maximum = json_number(float(wide.min())), json_number(float(wide.max()))
-        abs_max = json_number(float(wide.abs().max()))
+        values = tensor.detach()
+        if values.is_floating_point() or values.is_complex():
+            nan_count = int(torch.isnan(values).sum())
+            inf_count = int(torch.isinf(values).sum())
+            finite = values[torch.isfinite(values)]
+        else:
+            finite = values.reshape(-1)
+        if finite.numel() and not finite.is_complex() and finite.dtype != torch.bool:
+            wide = finite.to(torch.float64)
+            minimum, maximum = json_number(float(wide.min())), json_number(float(wide.max()))
+            abs_max = json_number(float(wide.abs().max()))
     fraction = json_number(abs_max / limit) if abs_max is not None and limit else None
     return InputRange(
         label=label,
