@@ -155,6 +155,24 @@ def test_a_custom_overlay_colours_both_viewers(tiny_log: Any, tmp_path: Path) ->
     assert "std" in recording["graphs"] and recording["state"]["_overlay_choices"][-1] == "std"
 
 
+def test_netron_colours_from_the_trace_without_model_explorers_export(log: Any) -> None:
+    # A Netron widget's overlay keys on the trace's labels: Model Explorer's export (a second of
+    # torchlens' work on a big graph) is never run for it. Switched to Model Explorer, the same overlay
+    # is that viewer's (node data keyed by its node ids), and back.
+    w = tlw.explore(log, viewer="netron", overlay="magnitude")
+    content, _ = ask(w, "graph", {})
+    by_name = content["result"]["overlay"]["values"]
+    assert by_name and not w._graph.exported
+    assert w.overlay_summary.startswith(f"magnitude on {len(w._overlay.values_by_label())} of ")
+    netron_values = w._overlay.values_by_label()
+    w.viewer = "model-explorer"
+    content, buffers = ask(w, "graph", {})
+    assert w._graph.exported and content["result"]["nodeData"] and len(buffers) == 2
+    assert w._overlay.values_by_label() == netron_values  # the same torchlens figures, by label
+    w.viewer = "netron"
+    assert ask(w, "graph", {})[0]["result"]["overlay"]["values"] == by_name
+
+
 def test_a_custom_overlay_may_not_take_a_built_in_name(tiny_log: Any) -> None:
     w = tlw.explore(tiny_log)
     for name in ("time", "delta", "intervention"):

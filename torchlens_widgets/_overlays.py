@@ -18,13 +18,12 @@ from ._gzip_json import gzip_json
 
 # tl.export.model_explorer(..., overlays=...) only writes files: this is the builder it calls.
 from ._torchlens import build_node_data
-from .graph_model import node_attr
+from .graph_model import EXECUTION_GRAPH, TraceGraph, node_attr
 from .memory.summary import CAPTION, size
 from .memory.timeline import memory_timeline
 
 # torchlens' overlay vocabulary that makes sense per node, in the order the toolbar lists it.
 OVERLAYS = ("time", "flops", "bytes", "nan", "magnitude", "grad_norm")
-EXECUTION_GRAPH = "00-execution"
 # torchlens' overlay of intervention fire counts per op: offered only when the capture has interventions
 # (on any other capture torchlens' builder resolves it to 0 on every node).
 INTERVENTION_OVERLAY = "intervention"
@@ -308,7 +307,7 @@ class OverlaySource(Protocol):
 
 
 class OverlayCache:
-    """Overlays of one trace, computed once per name against its Model Explorer collection."""
+    """Overlays of one trace, computed once per name against one collection of its graph."""
 
     own_names: tuple[str, ...] = ()
 
@@ -337,3 +336,30 @@ class OverlayCache:
                 self._log, self._collection(), name, self._privacy_profile, self._custom.get(name)
             )
         return self._built[name]
+
+
+class ViewerOverlays:
+    """A trace's overlays over the graph of the viewer drawing it (``viewer()`` names it): Model
+    Explorer's over its export (its node data is keyed by the export's node ids), Netron's over the
+    trace's labels (its boxes are coloured by label), so a Netron widget never waits for an export it
+    does not draw. Custom overlays are added to both."""
+
+    own_names: tuple[str, ...] = ()
+
+    def __init__(self, log: Any, graph: TraceGraph, privacy_profile: str, viewer: Callable[[], str]) -> None:
+        self._caches = {
+            "model-explorer": OverlayCache(log, lambda: graph.payload.collection, privacy_profile),
+            "netron": OverlayCache(log, lambda: graph.labels, privacy_profile),
+        }
+        self._viewer = viewer
+
+    @property
+    def custom_names(self) -> tuple[str, ...]:
+        return self._caches["model-explorer"].custom_names
+
+    def add(self, name: str, fn: OverlayFunction) -> None:
+        for cache in self._caches.values():
+            cache.add(name, fn)
+
+    def get(self, name: str) -> Overlay | None:
+        return self._caches[self._viewer()].get(name)

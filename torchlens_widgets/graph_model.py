@@ -18,6 +18,10 @@ from ._gzip_json import gzip_json
 from ._privacy import without_source_locations
 from ._trace import require_trace
 
+# The ids of torchlens' Model Explorer graphs: every op as executed, and the layers with passes rolled up.
+EXECUTION_GRAPH = "00-execution"
+ROLLED_GRAPH = "01-rolled"
+
 
 def node_attr(node: Mapping[str, Any], key: str) -> str:
     """The value of attribute ``key`` of a Model Explorer node ("" when it has none)."""
@@ -98,6 +102,29 @@ class TraceGraph:
     def exported(self) -> bool:
         """Whether torchlens' export has run (what the graph's size is known from)."""
         return "payload" in self.__dict__
+
+    @functools.cached_property
+    def labels(self) -> dict[str, Any]:
+        """The trace's ops and layers as a collection torchlens' node-data builder joins by label, made
+        without the Model Explorer export: what a viewer that does not draw the export (Netron) builds
+        its overlays over. Its graphs are the export's (every op of the execution graph, every layer of
+        the rolled one), each node's id its torchlens label."""
+        return label_collection(self._log)
+
+
+def label_collection(log: Any) -> dict[str, Any]:
+    """``TraceGraph.labels``: the execution graph's ops (``label:pass``) and the rolled graph's layers."""
+
+    def nodes(labels: Iterable[str]) -> list[dict[str, Any]]:
+        return [{"id": label, "attrs": [{"key": "torchlens_label", "value": label}]} for label in labels]
+
+    return {
+        "label": "",
+        "graphs": [
+            {"id": EXECUTION_GRAPH, "nodes": nodes(str(op.label) for op in log.layer_list)},
+            {"id": ROLLED_GRAPH, "nodes": nodes(str(layer) for layer in log.layer_logs)},
+        ],
+    }
 
 
 def split_wide_layers(collection: dict[str, Any], limit: int = MAX_DIRECT_OPS) -> dict[str, Any]:

@@ -46,6 +46,7 @@ from .._torchlens import (
 )
 from .._trace import drawn_id, require_trace, resolve_name
 from .._viewer_versions import SUPPORTED, checked_version
+from ..graph_model import ROLLED_GRAPH
 from .netron_index import NetronNodeIndex, index_entries
 
 if TYPE_CHECKING:
@@ -366,7 +367,8 @@ class NetronSource:
         bytes), the largest for live memory (the peak inside the call); for the others they carry no
         value and are drawn as "no value", never as zero.
         """
-        graph = "01-rolled" if self.granularity == "rolled" and "01-rolled" in overlay.node_data else None
+        rolled = self.granularity == "rolled" and ROLLED_GRAPH in overlay.node_data
+        graph = ROLLED_GRAPH if rolled else None
         by_label = overlay.values_by_label(graph) if graph else overlay.values_by_label()
         values: dict[str, float] = {}
         for label, value in by_label.items():

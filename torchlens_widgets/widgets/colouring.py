@@ -12,7 +12,6 @@ from .._overlays import (
     OVERLAYS,
     VALUE_OVERLAYS,
     Overlay,
-    OverlayCache,
     OverlayFunction,
     OverlaySource,
     check_overlay_name,
@@ -35,11 +34,12 @@ class Colouring:
 
     Given explicitly: the widget whose traits it sets, the trace and its graph model, the privacy
     profile, ``tell_facts`` (each viewer source is told the baseline's facts: its graph carries them)
-    and ``reinspect`` (every view asks the selection's inspector facts again); optionally ``overlays``,
-    where the overlays come from (default: the trace's own, ``OverlayCache``; a comparison's runs,
-    ``comparing.overlays.RunOverlays``, which names its own comparisons in ``own_names``). The widget's
-    trait observers call :meth:`choose`, :meth:`refresh` and :meth:`rebase`; :meth:`check_baseline`
-    validates a new baseline before it is set.
+    ``reinspect`` (every view asks the selection's inspector facts again) and ``overlays``, where the
+    overlays come from (an explorer's own, ``ViewerOverlays``, over the graph of the viewer drawing it;
+    a comparison's runs, ``comparing.overlays.RunOverlays``, which names its own comparisons in
+    ``own_names``). The widget's trait observers call :meth:`choose`, :meth:`refresh`,
+    :meth:`follow_viewer` and :meth:`rebase`; :meth:`check_baseline` validates a new baseline before it
+    is set.
     """
 
     def __init__(
@@ -50,7 +50,7 @@ class Colouring:
         privacy_profile: str,
         tell_facts: Callable[[BaselineFacts | None], None],
         reinspect: Callable[[], None],
-        overlays: OverlaySource | None = None,
+        overlays: OverlaySource,
     ) -> None:
         self._widget = widget
         self._log = log
@@ -58,9 +58,7 @@ class Colouring:
         self._privacy_profile = privacy_profile
         self._tell_facts = tell_facts
         self._reinspect = reinspect
-        self._overlays: OverlaySource = overlays or OverlayCache(
-            log, lambda: graph.payload.collection, privacy_profile
-        )
+        self._overlays = overlays
         self.overlay: Overlay | None = None  # the overlay on screen
         # The baseline's facts and the reference they were computed for.
         self.facts: BaselineFacts | None = None
@@ -116,6 +114,18 @@ class Colouring:
         except OverlayUnavailableError as error:
             overlay, notice = None, str(error)
         self._show(overlay, notice=notice)
+
+    def follow_viewer(self) -> None:
+        """The viewer drawing the graph changed: the overlay on screen becomes that viewer's (each
+        viewer's overlays key on its own graph), carried by the graph its views ask for next."""
+        if self.overlay is None:
+            return
+        try:
+            self.overlay = self.overlay_for(self._widget.overlay)
+        except OverlayUnavailableError as error:  # torchlens refused it over this viewer's graph
+            self.overlay = None
+            self._widget.set_trait("overlay_summary", "")
+            self._widget.set_trait("notice", str(error))
 
     def _show(self, overlay: Overlay | None, *, notice: str) -> None:
         """Draws ``overlay`` (None: no colours) on the graph, with ``notice`` and its summary."""

@@ -16,7 +16,7 @@ from .._errors import (
     ViewerNotAvailableError,
 )
 from .._offline import DEFAULT_MAX_BYTES
-from .._overlays import MEMORY_OVERLAY, Overlay, OverlayFunction
+from .._overlays import MEMORY_OVERLAY, Overlay, OverlayFunction, ViewerOverlays
 from .._privacy import check_privacy_profile
 from .._protocol import (
     ColoursParams,
@@ -140,6 +140,7 @@ class Explorer(ViewerWidget):
             self._privacy_profile,
             tell_facts=self._sources.tell_facts,
             reinspect=lambda: self.set_trait("_inspect_rev", self._inspect_rev + 1),
+            overlays=ViewerOverlays(log, self._graph, self._privacy_profile, lambda: self._sources.viewer),
         )
         self._colouring.open(overlay, baseline)  # refused overlays and baselines raise here
         self._debugging = Debugging(
@@ -474,6 +475,7 @@ class Explorer(ViewerWidget):
             return
         label = self.selected_label
         source = self._sources.show(self.viewer, self.granularity)
+        self._colouring.follow_viewer()
         # Keep the selection across views when the new view draws that node (op <-> module <-> rolled).
         try:
             node = source.resolve(label) if label else ""

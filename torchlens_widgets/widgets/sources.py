@@ -39,10 +39,12 @@ class TraceSources:
         self._marks: Mapping[str, str] = {}
         self._made: dict[tuple[str, str], ViewerSource] = {}
         self.current: ViewerSource = self._source_for(viewer, granularity)  # raises before drawing
+        self.viewer = viewer  # the current source's viewer
 
     def show(self, viewer: str, granularity: str) -> ViewerSource:
         """Make ``viewer`` (at ``granularity``, for Netron) the current source, and return it."""
         self.current = self._source_for(viewer, granularity)
+        self.viewer = viewer
         return self.current
 
     def set_netron_options(self, depth: int, show_buffers: str) -> None:
