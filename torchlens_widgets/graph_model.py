@@ -1,6 +1,7 @@
 """The package's graph model: a trace as torchlens' own Model Explorer payload (its exporter and
-strict validator, nothing re-derived) and the index of its node ids. Every part keys on these ids: both
-viewers, the overlays, the baseline and the diff."""
+strict validator, nothing re-derived) and the index of its node ids, on which Model Explorer, its
+overlays, the baseline and the diff key; and the trace's labels as a collection of their own, on which
+Netron's overlays key without the export."""
 
 from __future__ import annotations
 
@@ -82,9 +83,9 @@ MAX_DIRECT_OPS = 1000
 
 class TraceGraph:
     """The graph model of one trace: torchlens' Model Explorer payload, exported on first use (the
-    first view's graph request, or a Python call that needs a node id). Model Explorer draws it, and the
-    overlays and baseline facts key on it whatever the viewer: a widget holds one per trace and hands it
-    to each part, so the trace is exported once."""
+    first view's graph request, or a Python call that needs a node id). Model Explorer draws it and its
+    overlays key on it, the baseline facts whatever the viewer; Netron's overlays key on ``labels``. A
+    widget holds one per trace and hands it to each part, so the trace is exported once."""
 
     def __init__(self, log: Any, privacy_profile: str = "local") -> None:
         self._log = log
