@@ -31,6 +31,17 @@ HTML('<div style="height: 2400px">filler</div>')""",
 ]
 ON_SCREEN, BELOW = (0, 1), (2, 3)
 
+# Runs a minute's sleep in the kernel and records when the cell says it started and how it ended (the
+# error's name: an interrupt ends it with KeyboardInterrupt).
+SLEEP_UNTIL_INTERRUPTED = f"""() => {{
+  window.__tlwSleep = {{ started: false, ended: "" }};
+  const future = {KERNEL}.requestExecute({{ code: "print('sleeping', flush=True)\\ntime.sleep(60)" }});
+  future.onIOPub = (msg) => {{
+    if (msg.header.msg_type === "stream") window.__tlwSleep.started = true;
+  }};
+  future.onReply = (msg) => {{ window.__tlwSleep.ended = msg.content.ename || msg.content.status; }};
+}}"""
+
 # Every state and text the views' status lines take from now on, in order (what a reader could see).
 RECORD_STATUSES = """() => {
   window.__tlwStatuses = [];
@@ -63,11 +74,14 @@ def test_interrupt_keeps_the_widget_live_and_restart_says_it_is_disconnected(
         statuses = page.page.locator(".tlw-status")
         roots = page.page.locator(".tlw-root")
 
-        # Interrupt a busy kernel: its comms survive, so a selection still round-trips afterwards.
-        page.page.evaluate(f"() => {{ {KERNEL}.requestExecute({{code: 'time.sleep(60)'}}); }}")
-        page.page.wait_for_function(f"() => {KERNEL}.status === 'busy'", timeout=30_000)
+        # Interrupt a busy kernel: its comms survive, so a selection still round-trips afterwards. The
+        # interrupt is sent once the cell says it sleeps (an interrupt that arrives before the cell runs
+        # is lost, and the sleep would hold every later request for a minute), and must end the sleep.
+        page.page.evaluate(SLEEP_UNTIL_INTERRUPTED)
+        page.page.wait_for_function("() => window.__tlwSleep.started", timeout=30_000)
         page.page.evaluate(f"() => {KERNEL}.interrupt()")
-        page.page.wait_for_function(f"() => {KERNEL}.status === 'idle'", timeout=30_000)
+        page.page.wait_for_function("() => window.__tlwSleep.ended", timeout=30_000)
+        assert page.page.evaluate("() => window.__tlwSleep.ended") == "KeyboardInterrupt"
         kernel.run("w.select('linear_1_1')")
         expect(statuses.nth(0)).to_contain_text("selected linear_1_1", timeout=30_000)
         expect(statuses.nth(0)).to_have_attribute("data-state", "ready")
