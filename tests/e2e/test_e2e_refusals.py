@@ -36,7 +36,8 @@ w""",
     "local = tlw.explore(log, viewer='netron', granularity='op', height=420)\nlocal",
     "public = tlw.explore(log, viewer='netron', granularity='op', height=420, privacy_profile='public')\n"
     "public",
-    "saved = w.save_html(tempfile.mkdtemp() + '/gpt2.html')",
+    # A folder the kernel removes as it exits: every run of the suite left one behind in /tmp.
+    "folder = tempfile.TemporaryDirectory()\nsaved = w.save_html(folder.name + '/gpt2.html')",
 ]
 
 # Sets state on the widget's model in the page, as a view does (model.set + save_changes): the model
