@@ -131,7 +131,9 @@ class Colouring:
         """Draws ``overlay`` (None: no colours) on the graph, with ``notice`` and its summary."""
         widget = self._widget
         self.overlay = overlay
-        with widget.hold_trait_notifications():
+        # One comm message for the summary, the notice and the new colours (a cell of many changes
+        # sends a burst the kernel's IOPub socket may drop the end of).
+        with widget.hold_sync(), widget.hold_trait_notifications():
             widget.set_trait("notice", notice)
             widget.set_trait("overlay_summary", overlay.summary if overlay else "")
             self._redraw()
@@ -148,8 +150,9 @@ class Colouring:
         self._refresh_choices()
         if current == name:  # on screen: redraw with the new function
             self.overlay = self.overlay_for(name)
-            self._widget.set_trait("overlay_summary", self.overlay.summary if self.overlay else "")
-            self._redraw()
+            with self._widget.hold_sync():
+                self._widget.set_trait("overlay_summary", self.overlay.summary if self.overlay else "")
+                self._redraw()
 
     def _refresh_choices(self) -> None:
         """The toolbar's overlays: torchlens' for this capture and profile, the delta (or a comparison's

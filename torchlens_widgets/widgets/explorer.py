@@ -218,7 +218,9 @@ class Explorer(ViewerWidget):
 
         Raises NodeNotFoundError (a KeyError), with torchlens' suggestions, for a name that matches no node.
         """
-        self.selected_node = self._source.resolve(name)
+        node = self._source.resolve(name)
+        with self.hold_sync():  # the node and its label in one comm message
+            self.selected_node = node
         return self
 
     def on_select(self, callback: SelectCallback) -> Callable[[], None]:
@@ -481,7 +483,8 @@ class Explorer(ViewerWidget):
             node = source.resolve(label) if label else ""
         except KeyError:
             node = ""
-        with self.hold_trait_notifications():
+        # One comm message for the new source, the selection and the highlight.
+        with self.hold_sync(), self.hold_trait_notifications():
             self.selected_node = node
             self._debugging.publish_highlight()
             self._publish_source()
