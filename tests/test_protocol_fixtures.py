@@ -16,7 +16,6 @@ import os
 import pathlib
 from typing import Any
 
-import anywidget
 import pytest
 import torch
 import torchlens as tl
@@ -25,6 +24,7 @@ from torchlens.options import CaptureOptions
 import torchlens_widgets as tlw
 from tests.helpers.models import Nest, Square, TinyMLP
 from tests.helpers.view_requests import ask
+from torchlens_widgets import _trait_schema
 from torchlens_widgets._protocol import (
     HIGHLIGHT_COLOUR,
     HIGHLIGHT_ROLE_COLOURS,
@@ -181,10 +181,8 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
 
 def synced_traits() -> list[str]:
     """The traits the Explorer, Diff and Compare widgets sync beyond every anywidget's own
-    (js/view/traits.ts)."""
-    own = set(anywidget.AnyWidget.class_traits(sync=True))
-    names = {name for cls in (tlw.Explorer, tlw.Diff, tlw.Compare) for name in cls.class_traits(sync=True)}
-    return sorted(names - own)
+    (js/view/widget-traits.ts is written from the same list)."""
+    return sorted(_trait_schema.synced_traits())
 
 
 NAMES = (

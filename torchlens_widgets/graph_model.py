@@ -120,7 +120,6 @@ def label_collection(log: Any) -> dict[str, Any]:
         return [{"id": label, "attrs": [{"key": "torchlens_label", "value": label}]} for label in labels]
 
     return {
-        "label": "",
         "graphs": [
             {"id": EXECUTION_GRAPH, "nodes": nodes(str(op.label) for op in log.layer_list)},
             {"id": ROLLED_GRAPH, "nodes": nodes(str(layer) for layer in log.layer_logs)},

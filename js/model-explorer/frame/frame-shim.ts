@@ -3,8 +3,8 @@
 // server API from the parent page, and keeps the app off the network and off the page's history.
 // Its parts: the message guard (shim-guard.ts), the offline app (shim-offline.ts), the widget's
 // layout (shim-layout.ts), an overlay switch and highlights in place (shim-recolour.ts, shim-marks.ts),
-// drawn without the app's move-into-place animation, as the widget's selects are (shim-still.ts), whose node selections are the
-// user's (shim-selection.ts) and the reports to the parent (shim-reports.ts).
+// drawn without the app's move-into-place animation as the widget's selects are (shim-still.ts), whose
+// node selections are the user's (shim-selection.ts) and the reports to the parent (shim-reports.ts).
 import { keepFocusWithUser } from "../../frame/frame-manners";
 import type { ShimConfig, ShimPost } from "../protocol";
 import { guardMessages } from "./shim-guard";
