@@ -1,11 +1,11 @@
 """Contract test for the Model Explorer internals the frame reaches (js/model-explorer/frame/shim-recolour.ts,
-shim-marks.ts, shim-selection.ts, shim-still.ts): an overlay switch adds a run to the app's node-data
-service, a baseline sets attributes on its graphs' nodes (and its layout worker's copy), a highlight sets
-rules of its node styler, through the renderers the app lists on window.me_test, the user's selections
-are told from the app's answers to the page's, and the widget's own changes are drawn without the app's
-move-into-place animation. Each name is looked up in the installed app's script, so a new
-ai-edge-model-explorer that renames one fails here, by name, instead of as an overlay switch or a
-highlight that silently draws nothing."""
+shim-marks.ts, shim-selection.ts, shim-still.ts, shim-pixel-ratio.ts): an overlay switch adds a run to the
+app's node-data service, a baseline sets attributes on its graphs' nodes (and its layout worker's copy), a
+highlight sets rules of its node styler, through the renderers the app lists on window.me_test, the user's
+selections are told from the app's answers to the page's, the widget's own changes are drawn without the
+app's move-into-place animation, and software WebGL draws at the screen's resolution. Each name is looked
+up in the installed app's script, so a new ai-edge-model-explorer that renames one fails here, by name,
+instead of as an overlay switch or a highlight that silently draws nothing."""
 
 from __future__ import annotations
 
@@ -179,6 +179,14 @@ INTERNALS = {
     ),
     "zoomFit centres the camera through centerViewAt": (
         r"this\.centerViewAt\(\w+,\w+,\w+\*\w+,r\)\}zoomFitOnNode"
+    ),
+    # shim-pixel-ratio.ts: in software WebGL the frame answers a ratio a hair above 1 where the screen's
+    # is 1, which this helper passes on instead of drawing at 1.5 times the screen's pixels.
+    "the pixel ratio is 1.5 where the screen's is 1, else the screen's": (
+        r"function \w+\(\)\{return window\.devicePixelRatio===1\?1\.5:window\.devicePixelRatio\}"
+    ),
+    "the graph's renderer draws at that ratio, multisampled": (
+        r"antialias:!0,alpha:!0\}\);let (\w+)=\w+\(\);this\.renderer\.setPixelRatio\(\1\)"
     ),
 }
 

@@ -2,7 +2,8 @@
 // scripts. It lets the unmodified app run from blob: URLs in a srcdoc document, answers the app's
 // server API from the parent page, and keeps the app off the network and off the page's history.
 // Its parts: the message guard (shim-guard.ts), the offline app (shim-offline.ts), the widget's
-// layout (shim-layout.ts), an overlay switch and highlights in place (shim-recolour.ts, shim-marks.ts),
+// layout (shim-layout.ts), the graph at the screen's resolution in software WebGL (shim-pixel-ratio.ts),
+// an overlay switch and highlights in place (shim-recolour.ts, shim-marks.ts),
 // drawn without the app's move-into-place animation as the widget's selects are (shim-still.ts), whose
 // node selections are the user's (shim-selection.ts) and the reports to the parent (shim-reports.ts).
 import { keepFocusWithUser } from "../../frame/frame-manners";
@@ -11,6 +12,7 @@ import { guardMessages } from "./shim-guard";
 import { answerLayoutCommands, closeInfoPanelsAtStart } from "./shim-layout";
 import { answerFetch, keepHistoryInFrame, keepStorageInMemory, mapAssetUrls } from "./shim-offline";
 import { answerMarks } from "./shim-marks";
+import { drawAtScreenPixelsInSoftware } from "./shim-pixel-ratio";
 import { answerRecolour } from "./shim-recolour";
 import { reportErrors, reportPaint, watchWebglContexts } from "./shim-reports";
 import { reportWhoSelects } from "./shim-selection";
@@ -40,6 +42,7 @@ function startShim(config: ShimConfig): void {
   keepStorageInMemory();
   keepHistoryInFrame(config);
   watchWebglContexts(post, realAdd);
+  drawAtScreenPixelsInSoftware();
   if (config.infoPanelClosed) closeInfoPanelsAtStart();
   answerLayoutCommands(post, trusted);
   answerRecolour(post, trusted);
