@@ -16,10 +16,14 @@ const SOFTWARE_RENDERER = /swiftshader|llvmpipe|softpipe|software|basic render d
 /** Not 1, so the app's helper keeps it; a canvas `width * ratio` pixels wide rounds it down to `width`. */
 export const SCREEN_RATIO_FOR_THE_APP = 1.000001;
 
-/** Whether a WebGL context draws in software, from its renderer's name (Firefox gives it as RENDERER,
- * Chromium only through WEBGL_debug_renderer_info). */
+/** What Chromium and Safari answer as RENDERER: the renderer's name only behind WEBGL_debug_renderer_info. */
+const MASKED_RENDERER = "WebKit WebGL";
+
+/** Whether a WebGL context draws in software, from its renderer's name (Firefox gives it as RENDERER, and
+ * warns when asked for the extension; Chromium only through WEBGL_debug_renderer_info). */
 export function drawsInSoftware(context: WebGLRenderingContext): boolean {
-  if (SOFTWARE_RENDERER.test(String(context.getParameter(context.RENDERER)))) return true;
+  const named = String(context.getParameter(context.RENDERER));
+  if (named !== MASKED_RENDERER) return SOFTWARE_RENDERER.test(named);
   const info = context.getExtension("WEBGL_debug_renderer_info");
   return info !== null && SOFTWARE_RENDERER.test(String(context.getParameter(info.UNMASKED_RENDERER_WEBGL)));
 }

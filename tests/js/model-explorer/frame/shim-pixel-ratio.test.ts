@@ -56,6 +56,20 @@ describe("the Model Explorer frame at the screen's resolution in software WebGL"
     expect(canvasWidth(638)).toBe(638);
   });
 
+  it("asks Firefox's named renderer nothing more (it warns of the extension)", () => {
+    masked = false;
+    rendererName = "ANGLE (NVIDIA, NVIDIA GeForce GTX 980 Direct3D11 vs_5_0 ps_5_0), or similar";
+    const asked: string[] = [];
+    HTMLCanvasElement.prototype.getContext = function (kind: string) {
+      const context = browserGetContext(kind) as { getExtension: (name: string) => unknown };
+      return { ...context, getExtension: (name: string) => asked.push(name) && context.getExtension(name) };
+    } as typeof HTMLCanvasElement.prototype.getContext;
+    drawAtScreenPixelsInSoftware();
+    makeContext();
+    expect(asked).toEqual([]);
+    expect(canvasWidth(638)).toBe(957);
+  });
+
   it("leaves a graphics card's drawing as the app has it", () => {
     rendererName = "ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 (0x00002503) Direct3D11 vs_5_0 ps_5_0, D3D11)";
     makeContext();
