@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.helpers.harness import JupyterServer, KernelAccess, open_info_panel, select_in_viewer_ui
-from tests.helpers.notebook import RecordedPage, notebook_session
+from tests.helpers.notebook import AFTER_TWO_FRAMES, RecordedPage, notebook_session
 
 CELLS = [
     """import torch, torchlens as tl, torchlens_widgets as tlw
@@ -70,8 +70,6 @@ HEARD_SINCE = "start => window.__tlwHeard.slice(start)"
 HEARD_COUNT = "() => window.__tlwHeard.length"
 # Polled on a timer: a sandboxed frame off screen runs no animation frame, Playwright's default polling.
 HEARD_MARKER = "start => window.__tlwHeard.slice(start).some((m) => m.cmd === 'tlw-test-forgery-done')"
-# Two animation frames in the frame: the app's panel and Netron's sidebar follow a selection in them.
-TWO_FRAMES = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
 @dataclass
@@ -118,7 +116,7 @@ def select_in_both(session: Session, name: str) -> None:
 def settle(frame: Any) -> None:
     """Two animation frames in ``frame``, on screen: a selection it acted on shows by then."""
     frame.frame_element().scroll_into_view_if_needed()
-    frame.evaluate(TWO_FRAMES)
+    frame.evaluate(AFTER_TWO_FRAMES)
 
 
 def test_forged_select_commands_from_another_output_change_nothing(session: Session) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from tests.helpers.harness import KERNEL, JupyterServer, open_info_panel
-from tests.helpers.notebook import SETTLED, notebook_session
+from tests.helpers.notebook import AFTER_TWO_FRAMES, SETTLED, notebook_session
 from tests.helpers.pixels import shows_a_graph, wait_for_a_painted_graph
 
 SETUP = """import torch, torchlens as tl, torchlens_widgets as tlw
@@ -146,9 +146,6 @@ LOSE_CONTEXTS = """() => {
   return lost;
 }"""
 
-AFTER_THE_NEXT_RENDERING_UPDATE = """() => new Promise((done) =>
-  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done))))"""
-
 # A cell tall enough to scroll the explorer above it fully out of view.
 FILLER = """from IPython.display import HTML
 HTML('<div style="height: 2400px">filler</div><div class="tlw-test-end">end of filler</div>')"""
@@ -189,7 +186,7 @@ def test_a_lost_webgl_context_redraws_on_screen_at_once_and_off_screen_when_scro
         # The view learns it is off screen from an IntersectionObserver, told in a task after the next
         # rendering update: a context lost before that task ran is one lost on screen (redrawn at once,
         # then waiting to be on screen), seen once on a loaded machine. Two frames and a task later it knows.
-        page.page.evaluate(AFTER_THE_NEXT_RENDERING_UPDATE)
+        page.page.evaluate(AFTER_TWO_FRAMES)
         lose_contexts()
         expect(status).to_have_attribute("data-state", "paused", timeout=30_000)
         expect(root.locator(".tlw-placeholder")).to_contain_text("WebGL context")
