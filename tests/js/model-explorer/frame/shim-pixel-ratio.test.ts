@@ -60,10 +60,10 @@ describe("the Model Explorer frame at the screen's resolution in software WebGL"
     masked = false;
     rendererName = "ANGLE (NVIDIA, NVIDIA GeForce GTX 980 Direct3D11 vs_5_0 ps_5_0), or similar";
     const asked: string[] = [];
-    HTMLCanvasElement.prototype.getContext = function (kind: string) {
+    HTMLCanvasElement.prototype.getContext = ((kind: string) => {
       const context = browserGetContext(kind) as { getExtension: (name: string) => unknown };
       return { ...context, getExtension: (name: string) => asked.push(name) && context.getExtension(name) };
-    } as typeof HTMLCanvasElement.prototype.getContext;
+    }) as typeof HTMLCanvasElement.prototype.getContext;
     drawAtScreenPixelsInSoftware();
     makeContext();
     expect(asked).toEqual([]);

@@ -217,7 +217,7 @@ describe("an overlay switch inside the Model Explorer frame", () => {
     expect(summary.calls).toEqual(["deleteRun tlw-3-0", "addRun tlw-7-0"]);
 
     const unselected = appShowingOurRun(); // the user selected another run in the app's panel
-    unselected.runs()["mine"] = { ...unselected.runs()["tlw-3-0"], runId: "mine" };
+    unselected.runs().mine = { ...unselected.runs()["tlw-3-0"], runId: "mine" };
     expect(replaceRuns(request([{ pane: 0, name: "flops", json: FLOPS }]))).toEqual(["replaced"]);
 
     const older = appShowingOurRun(); // an app without the members the in-place route calls
