@@ -192,7 +192,8 @@ def test_a_baseline_recolours_in_place_its_facts_sent_once(tiny_mlp_pair, viewer
     cleared, buffers = ask(w, "colours", {"facts": facts}, request_id=4)
     # Model Explorer: no attributes now (none sent); Netron: torchlens' own companion, sent again.
     assert cleared["result"]["facts"] == shown and len(buffers) == (0 if viewer == "model-explorer" else 1)
-    assert (w._graph_rev, w._colour_rev, cleared["result"]["colourRev"]) == (graph_rev, 4, 4)
+    # One recolour each: the delta overlay goes in the same one as its baseline.
+    assert (w._graph_rev, w._colour_rev, cleared["result"]["colourRev"]) == (graph_rev, 3, 3)
 
 
 def test_delta_overlay_without_baseline_and_self_comparison_are_refused(tiny_mlp_pair):

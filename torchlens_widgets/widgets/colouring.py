@@ -201,13 +201,15 @@ class Colouring:
         widget = self._widget
         with widget.hold_trait_notifications():
             widget.set_trait("baseline_summary", self.facts.summary() if self.facts else {})
-            if overlay == "delta":
-                if self.facts is None:
-                    widget.set_trait("overlay", "")
-                else:
+            if overlay == "delta" and self.facts is None:
+                # The delta goes with its baseline: the overlay's observer draws no overlay, with the
+                # facts cleared, in one recolour.
+                widget.set_trait("overlay", "")
+            else:
+                if overlay == "delta":
                     self.overlay = self._delta_overlay()
                     widget.set_trait("overlay_summary", self.overlay.summary)
-            self._redraw()
+                self._redraw()
             self._reinspect()
 
     def _apply_facts(self, facts: BaselineFacts | None) -> None:
