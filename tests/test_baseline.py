@@ -21,7 +21,7 @@ import torchlens_widgets as tlw
 from tests.helpers.models import Nest, TinyMLP, TwoPass
 from tests.helpers.pairs import identical_pair, perturbed, trace
 from tests.helpers.saved_pages import saved
-from tests.helpers.view_requests import ask
+from tests.helpers.view_requests import Wire, ask
 from torchlens_widgets import _offline
 from torchlens_widgets._errors import SelfComparisonError
 from torchlens_widgets.diffing.baseline import (
@@ -33,6 +33,7 @@ from torchlens_widgets.diffing.baseline import (
 from torchlens_widgets.graph_model import model_explorer_payload
 from torchlens_widgets.viewers.model_explorer import baseline_attributes
 from torchlens_widgets.viewers.netron import baseline_metadata
+from torchlens_widgets.widgets import base as widgets_base
 
 # ----- contract test: the private torchlens vocabulary --------------------------------------------
 
@@ -194,6 +195,51 @@ def test_a_baseline_recolours_in_place_its_facts_sent_once(tiny_mlp_pair, viewer
     assert cleared["result"]["facts"] == shown and len(buffers) == (0 if viewer == "model-explorer" else 1)
     # One recolour each: the delta overlay goes in the same one as its baseline.
     assert (w._graph_rev, w._colour_rev, cleared["result"]["colourRev"]) == (graph_rev, 3, 3)
+
+
+@pytest.mark.parametrize("viewer", ["model-explorer", "netron"])
+def test_each_recolour_reaches_the_views_before_its_revision_the_facts_only_when_they_change(
+    tiny_mlp_pair, viewer, monkeypatch
+):
+    """What a view would ask for on a new `_colour_rev` is sent to every view first, in one message
+    (a repaint without a round trip): the reply a view gets when it asks, with the node facts only
+    when they changed since the last sent; none before a view exists, none within a burst of changes."""
+    log_a, log_b = tiny_mlp_pair
+    w = tlw.explore(log_b, viewer=viewer)
+    monkeypatch.setattr(widgets_base, "BURST_S", 0.0)  # each change below as if made in its own cell
+    wire = Wire(w)
+    w.overlay = "time"  # no view yet: nothing to send ahead
+    assert [kind for kind, _, _ in wire.colours_sent()] == ["rev"]
+    w._channel.receive({"type": "request", "channel": "view-a", "id": 1, "method": "graph", "params": {}})
+
+    def recoloured(change: str) -> tuple[dict, list[bytes]]:
+        wire.sent.clear()
+        wire.buffers.clear()
+        exec(change, {"w": w, "log_a": log_a})
+        (kind, result, buffers), (then, rev, _) = wire.colours_sent()
+        assert (kind, then) == ("ahead", "rev"), "the colours come before the revision that asks for them"
+        assert result["colourRev"] == rev == w._colour_rev
+        return result, buffers
+
+    based, buffers = recoloured("w.baseline = log_a")
+    expected, expected_buffers = w._answer_colours({"facts": ""})
+    assert (based, buffers) == (dict(expected), expected_buffers)  # what a view asking would get
+    facts = based["facts"]
+    assert facts and len(buffers) == (2 if viewer == "model-explorer" else 1)  # the time overlay, the facts
+    switched, buffers = recoloured("w.overlay = 'delta'")
+    assert switched["facts"] == facts and len(buffers) == (1 if viewer == "model-explorer" else 0)
+    cleared, buffers = recoloured("w.baseline = None")
+    # Model Explorer: no attributes now (none to send); Netron: torchlens' own companion, sent again.
+    assert cleared["facts"] != facts and len(buffers) == (0 if viewer == "model-explorer" else 1)
+
+    # A loop over overlays in one cell, right after the last sent: only the revisions (the views ask for
+    # the last one when the cell is done).
+    monkeypatch.setattr(widgets_base, "BURST_S", 60.0)
+    wire.sent.clear()
+    wire.buffers.clear()
+    for overlay in ("flops", "time", "bytes"):
+        w.overlay = overlay
+    assert [kind for kind, _, _ in wire.colours_sent()] == ["rev", "rev", "rev"]
 
 
 def test_delta_overlay_without_baseline_and_self_comparison_are_refused(tiny_mlp_pair):

@@ -32,6 +32,26 @@ def test_the_reply_names_the_view_that_asked():
     assert sent[2]["ok"] is False and "unknown request 'nope'" in sent[2]["error"]
 
 
+def test_a_reply_ahead_waits_for_a_view_and_reaches_every_view_as_text_once_one_asked_for_text():
+    sent: list[tuple[dict[str, Any], list[bytes] | None]] = []
+    channel = RequestChannel(lambda content, buffers=None: sent.append((content, buffers)))
+    channel.register("colours", lambda params: ({"facts": params["facts"]}, [b"\x01"]))
+    channel.register("inspect", lambda params: 1 / 0)
+    assert channel.send_ahead("colours", {"facts": "a"}) is None and sent == []  # no view has asked
+    request = {"type": "request", "channel": "view-a", "id": 1, "method": "colours", "params": {"facts": ""}}
+    channel.receive(request)
+    sent.clear()
+    assert channel.send_ahead("colours", {"facts": "b"}) == {"facts": "b"}
+    assert sent == [({"type": "ahead", "method": "colours", "result": {"facts": "b"}}, [b"\x01"])]
+    assert channel.send_ahead("inspect", {}) is None and len(sent) == 1  # failed: each view asks
+    channel.receive({**request, "channel": "view-b", "buffers": "base64"})  # a view on a text host
+    sent.clear()
+    channel.send_ahead("colours", {"facts": "c"})
+    ((content, buffers),) = sent
+    assert (content["base64_buffers"], content["base64_reason"], buffers) == (["AQ=="], "asked", [])
+    assert channel.bytes_sent == 4 and channel.answered == {"colours": 2}
+
+
 def test_base64_buffers_when_the_browser_asks_for_them(tiny_log):
     widget = tlw.explore(tiny_log)
     binary, buffers = ask(widget, "graph")

@@ -72,6 +72,17 @@ class OkResponse(TypedDict):
     base64_reason: NotRequired[Base64Reason]
 
 
+class AheadReply(TypedDict):
+    """A reply sent to every view before any asks (the kernel knows each will: the trait it sets next
+    tells them to): ``result`` and buffers as an ``OkResponse`` carries them, for ``method``."""
+
+    type: Literal["ahead"]
+    method: Method
+    result: Any
+    base64_buffers: NotRequired[list[str]]
+    base64_reason: NotRequired[Base64Reason]
+
+
 class ErrorResponse(TypedDict):
     """A refusal or failure, shown in the view's error box: ``"<ErrorClass>: <message with remedy>"``."""
 

@@ -15,6 +15,10 @@
 // every binary frame as UTF-8 and dies at the first; or the user's setting); the reply says so
 // (`base64_reason`) and this channel asks for text from then on.
 //
+// Where the kernel knows every view is about to ask (a recolour: the `_colour_rev` it sets next), it
+// sends the reply first, to all of them; the channel keeps the latest of each method until its view takes
+// it (`takeAhead`) or asks anew.
+//
 // Where no reply arrives at all, the view is told (`onSilence`) and a time-out names the remedy: a relay
 // the kernel could not detect loses the replies, and the page may even see the kernel busy for good
 // (its "idle" never arrives), so the busy-paused clock alone would wait in silence.
@@ -22,7 +26,7 @@
 // Why this is not anywidget's experimental `command` API: docs/ARCHITECTURE.md, "The channel".
 import { decodeBase64 } from "./bytes";
 import { pausableDeadline } from "../shared/deadline";
-import { parseResponse, type RequestMessage, type RequestMethod } from "./protocol";
+import { parseAhead, parseResponse, type RequestMessage, type RequestMethod } from "./protocol";
 
 export interface CustomMessageModel {
   send(content: unknown, callbacks?: unknown, buffers?: ArrayBuffer[] | ArrayBufferView[]): void;
@@ -76,6 +80,8 @@ export class KernelChannel {
   private lastHeard = 0;
   private silenceTimer: ReturnType<typeof setInterval> | undefined;
   private silenceSaid = false;
+  /** The latest reply of each method the kernel sent ahead, until taken. */
+  private readonly ahead = new Map<RequestMethod, Response<unknown>>();
 
   /**
    * `kernelBusy` says whether the kernel is running a cell now (unknown: always false);
@@ -127,7 +133,24 @@ export class KernelChannel {
     );
   }
 
+  /** The reply to `method` the kernel sent ahead, if one came since the last taken (taken: gone). */
+  takeAhead(method: RequestMethod): Response<unknown> | undefined {
+    const reply = this.ahead.get(method);
+    this.ahead.delete(method);
+    return reply;
+  }
+
   private receive(content: unknown, buffers: DataView[]): void {
+    const ahead = parseAhead(content);
+    if (ahead) {
+      try {
+        const carried = ahead.base64_buffers ? ahead.base64_buffers.map(decodeBase64) : (buffers ?? []);
+        this.ahead.set(ahead.method, { result: ahead.result, buffers: carried });
+      } catch {
+        this.ahead.delete(ahead.method); // undecodable: the view asks, and hears why
+      }
+      return;
+    }
     const response = parseResponse(content);
     if (!response || response.channel !== this.id) return; // another view's reply
     const entry = this.pending.get(response.id);
@@ -183,6 +206,7 @@ export class KernelChannel {
 
   dispose(): void {
     this.model.off("msg:custom", this.listener);
+    this.ahead.clear();
     this.failPending(() => new ChannelDisposedError("widget closed"));
   }
 

@@ -63,6 +63,28 @@ export type ResponseEnvelope =
   | { type: "response"; channel: string; id: number; ok: false; error: string };
 
 /**
+ * A reply the kernel sends every view before any asks (it knows each will: the trait it sets next
+ * tells them to), with its buffers as a response carries them.
+ */
+export interface AheadEnvelope {
+  type: "ahead";
+  method: RequestMethod;
+  result: unknown;
+  base64_buffers?: string[];
+}
+
+const REQUEST_METHODS: readonly RequestMethod[] = ["assets", "graph", "colours", "inspect", "debug", "memory_timeline"];
+
+/** The envelope of a reply sent ahead, or null when the custom message is none. */
+export function parseAhead(content: unknown): AheadEnvelope | null {
+  if (!isObject(content) || content.type !== "ahead") return null;
+  const method = REQUEST_METHODS.find((known) => known === content.method);
+  const base64 = content.base64_buffers;
+  if (!method || (base64 !== undefined && !(Array.isArray(base64) && base64.every((item) => typeof item === "string")))) return null;
+  return { type: "ahead", method, result: content.result, ...(base64 ? { base64_buffers: base64 as string[] } : {}) };
+}
+
+/**
  * The envelope of a custom message, or null when it is not a response this view could match to a
  * request (another widget's message, no id).
  */
@@ -213,6 +235,16 @@ function parseColours(viewer: Viewer, what: string, value: Record<string, unknow
       : { keys: array(what, object(what, attributes), "keys").map((key) => String(key)) };
   if (bufferCount !== (nodeData ? 1 : 0) + (nodeAttributes ? 1 : 0)) fail(what, `${bufferCount} colour buffers`);
   return { kind: "model-explorer", colourRev, facts, nodeData, nodeAttributes };
+}
+
+/**
+ * Whether a view showing the node facts `shownFacts` can paint `reply` as sent: it carries its facts,
+ * they are the view's, or there are none (Model Explorer: no attributes to set). Else the view asks,
+ * naming its facts, and the kernel sends them.
+ */
+export function coloursFitFacts(reply: ColoursReply, shownFacts: string): boolean {
+  if (reply.facts === shownFacts) return true;
+  return reply.kind === "model-explorer" ? reply.nodeAttributes !== null || reply.facts === "" : reply.attachment !== null;
 }
 
 /** The `colours` reply of `viewer`, checked against the number of buffers it came with. */

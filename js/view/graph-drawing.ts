@@ -2,12 +2,12 @@
 // screen), pausing and resuming it for the page's WebGL budget, a lost WebGL context, giving the
 // frame up for its saved picture once the view is read-only, and keeping that picture.
 import { assetTransfers } from "../kernel/assets";
-import type { KernelChannel } from "../kernel/channel";
+import type { KernelChannel, Response } from "../kernel/channel";
 import { isDisplayed, pausableDeadline, RENDER_BUDGET_MS } from "../shared/deadline";
 import { fetchDrawInputs } from "./draw-inputs";
 import { contextsOf, trackVisibility } from "./webgl-budget";
 import { kernelBusy, lossMessage } from "../kernel/kernel-watch";
-import { highlightRoles, parseColoursReply, type Viewer } from "../kernel/protocol";
+import { coloursFitFacts, highlightRoles, parseColoursReply, type Viewer } from "../kernel/protocol";
 import { redrawGuard } from "./redraw-guard";
 import { pictureKeeper } from "./saved-picture";
 import { nodeCount } from "./status-line";
@@ -292,10 +292,13 @@ export class GraphDrawing {
     }
   }
 
-  /** Asks for the colours of the graph `frame` drew (naming the node facts it holds) and repaints it. */
+  /**
+   * Repaints the graph `frame` drew with the colours the kernel sent ahead for the widget's revision,
+   * or else asks for them (naming the node facts the frame holds).
+   */
   private async recolourOnce(frame: ViewerFrame, stale: () => boolean): Promise<void> {
     const askedAt = Date.now();
-    const { result, buffers } = await this.channel.request("colours", { facts: frame.colours.facts });
+    const { result, buffers } = this.coloursAhead(frame) ?? (await this.channel.request("colours", { facts: frame.colours.facts }));
     if (stale()) return;
     const landedAt = performance.now();
     const painted = frame.recolour({ reply: parseColoursReply(frame.viewer, result, buffers.length), buffers });
@@ -306,6 +309,19 @@ export class GraphDrawing {
     await pausableDeadline(painted, this.onScreen, () => drawTimeout(frame), RENDER_BUDGET_MS, this.drawAbort.signal);
     if (stale()) return;
     this.painted(askedAt, landedAt);
+  }
+
+  /** The colours sent ahead, when they are the widget's revision and fit the node facts `frame` shows. */
+  private coloursAhead(frame: ViewerFrame): Response<unknown> | undefined {
+    const ahead = this.channel.takeAhead("colours");
+    if (!ahead) return undefined;
+    try {
+      const reply = parseColoursReply(frame.viewer, ahead.result, ahead.buffers.length);
+      const revision = Number(this.model.get("_colour_rev") ?? 0);
+      return reply.colourRev === revision && coloursFitFacts(reply, frame.colours.facts) ? ahead : undefined;
+    } catch {
+      return undefined; // another viewer's (a switch raced it): asked for
+    }
   }
 
   /**

@@ -84,7 +84,8 @@ def test_model_explorer_switches_overlays_in_place(session: Session, artifacts: 
     """An overlay switch recolours the graph the app drew: the same frame element and the same canvas
     (no new app, no layout: zoom, expanded layers and selection stay), in the new overlay's colours,
     with the old overlay's node data gone from the app. Only the colours travel: the graph is not sent
-    again (what a remote kernel's reader waits for)."""
+    again (what a remote kernel's reader waits for), and they come with the change, unasked (no round
+    trip page -> kernel -> page before the repaint)."""
     kernel, frame = session.kernel, session.frame
     iframe = session.page.page.locator("iframe.tlw-frame").first
     canvas = frame.locator("webgl-renderer canvas.main").first
@@ -101,10 +102,13 @@ def test_model_explorer_switches_overlays_in_place(session: Session, artifacts: 
     for overlay, provider, gone in switches:
         look = canvas.screenshot()
         drawn, sent = kernel.draws("w"), kernel.value("w.bytes_sent")
+        colours_asked = "w._channel.answered.get('colours', 0)"
+        asked = kernel.value(colours_asked)
         kernel.run(f"w.overlay = {overlay!r}")
         kernel.wait_drawn("w", since=drawn, timeout=120)
         sent = kernel.value("w.bytes_sent") - sent
         assert sent < graph_bytes, f"{overlay!r} sent {sent:,} bytes: the graph ({graph_bytes:,}) again"
+        assert kernel.value(colours_asked) == asked, "the view asked for the colours it was sent"
         assert iframe.evaluate("frame => frame.__tlwMark") == "before the switch", "a new frame was made"
         assert canvas.evaluate("canvas => canvas.__tlwMark") == "before the switch", "the app drew anew"
         assert changed_fraction(look, canvas.screenshot()) > 0.002, f"overlay {overlay!r} changed no pixel"

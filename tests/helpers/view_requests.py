@@ -31,7 +31,24 @@ class Wire:
     def __init__(self, widget: Any) -> None:
         self.widget = widget
         self.sent: list[dict[str, Any]] = []
-        widget.comm.send = lambda data=None, buffers=None, **_: self.sent.append(data)
+        self.buffers: list[list[bytes]] = []  # each message's, in step with `sent`
+        widget.comm.send = self._send
+
+    def _send(self, data: Any = None, buffers: Any = None, **_: Any) -> None:
+        self.sent.append(data)
+        self.buffers.append(list(buffers or []))
+
+    def colours_sent(self) -> list[tuple[str, Any, list[bytes]]]:
+        """In the order sent: each reply sent ahead ("ahead", its result, its buffers) and each new
+        `_colour_rev` ("rev", the revision, [])."""
+        found: list[tuple[str, Any, list[bytes]]] = []
+        for message, buffers in zip(self.sent, self.buffers, strict=True):
+            content = message.get("content") or {}
+            if message["method"] == "custom" and content.get("type") == "ahead":
+                found.append(("ahead", content["result"], buffers))
+            elif message["method"] == "update" and "_colour_rev" in message["state"]:
+                found.append(("rev", message["state"]["_colour_rev"], []))
+        return found
 
     def update(self, **state: Any) -> None:
         self.widget._handle_msg(

@@ -6,6 +6,7 @@ collaborators a widget holds (``debugging.py``, ``colouring.py``, ``nonfinite.py
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -41,6 +42,10 @@ W = TypeVar("W", bound="ViewerWidget")
 # Every widget's defaults (explore(), diff(), precision() take them from here).
 DEFAULT_HEIGHT = 640
 DEFAULT_PRIVACY_PROFILE = "local"
+
+# Recolours closer together than this (a loop over overlays in one cell) send no colours ahead after the
+# first: the views would repaint only the last, and ask for it.
+BURST_S = 0.1
 
 # The layout traits a view may set (the divider, the fold and maximize buttons, Escape).
 ROOM_TRAITS = frozenset({"inspector_width", "inspector_collapsed", "maximized"})
@@ -118,6 +123,12 @@ class ViewerWidget(BrowserState):
 
     # False until __init__ has set everything up: trait observers fire during construction too.
     _ready = False
+    # The node facts' key of the last colours sent ahead: the next are sent with their facts only if
+    # these changed (a view showing other facts asks for them).
+    _facts_sent_ahead = ""
+    _last_sent_ahead = -float("inf")  # when (time.monotonic()): recolours closer than BURST_S are asked for
+    # How it answers its views (set by _open).
+    _answers: Answers | None = None
 
     def _open(self, answers: Answers) -> None:
         """Answer the browser's requests from now on (it asks; messages sent before it renders are lost)."""
@@ -136,7 +147,26 @@ class ViewerWidget(BrowserState):
         if answers.memory_timeline is not None:
             self._channel.register("memory_timeline", answers.memory_timeline)
         self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
+        self._answers = answers
         self._ready = True
+
+    def _recolour(self) -> None:
+        """Every view repaints the graph it drew with the colours now (an overlay, a baseline's facts,
+        a run shown): they are sent ahead, then ``_colour_rev`` moves, which each view would ask
+        them for. A view takes those sent ahead when they fit what it shows: one message from the
+        kernel instead of a round trip per view."""
+        # Held: the new revision reaches the views after the colours it names.
+        with self.hold_sync():
+            self.set_trait("_colour_rev", self._colour_rev + 1)
+            if self._answers is None or self._answers.colours is None:
+                return  # not open yet (no view asked anything), or a widget that never recolours
+            now = time.monotonic()
+            if now - self._last_sent_ahead < BURST_S:
+                return  # a cell of many changes: each view asks for the last once the cell is done
+            sent = self._channel.send_ahead("colours", {"facts": self._facts_sent_ahead})
+            if sent is not None:
+                self._facts_sent_ahead = str(sent.get("facts", ""))
+                self._last_sent_ahead = now
 
     def __repr__(self) -> str:
         # Also the text a notebook shows where no widget can be drawn (nbconvert without saved widget
@@ -171,7 +201,7 @@ class ViewerWidget(BrowserState):
 
     @property
     def bytes_sent(self) -> int:
-        """Asset and graph bytes this widget has sent to the browser (compressed, as sent)."""
+        """Asset, graph and colour bytes this widget has sent to the browser (compressed, as sent)."""
         return self._channel.bytes_sent
 
 

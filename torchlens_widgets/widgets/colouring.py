@@ -175,7 +175,7 @@ class Colouring:
         return delta_overlay(self._graph.payload.collection, self.facts)
 
     def _redraw(self) -> None:
-        self._widget.set_trait("_colour_rev", self._widget._colour_rev + 1)
+        self._widget._recolour()
 
     # ----- baseline ---------------------------------------------------------------------------------
 

@@ -41,6 +41,21 @@ describe("KernelChannel", () => {
     await expect(first).resolves.toEqual({ result: { key: "k" }, buffers: [] });
   });
 
+  it("keeps the latest reply sent ahead of each method until its view takes it, decoding text buffers", () => {
+    const model = new FakeModel();
+    const channel = new KernelChannel(model);
+    expect(channel.takeAhead("colours")).toBeUndefined();
+    const buffer = new DataView(new ArrayBuffer(2));
+    model.reply({ type: "ahead", method: "colours", result: { colourRev: 1 } }, [buffer]);
+    model.reply({ type: "ahead", method: "colours", result: { colourRev: 2 }, base64_buffers: ["AQ=="] });
+    model.reply({ type: "ahead", method: "no-such-method", result: {} }); // ignored
+    const taken = channel.takeAhead("colours");
+    expect(taken?.result).toEqual({ colourRev: 2 });
+    expect(Array.from(new Uint8Array(taken!.buffers[0].buffer))).toEqual([1]);
+    expect(channel.takeAhead("colours")).toBeUndefined(); // taken: gone
+    expect(model.sent).toEqual([]); // nothing asked
+  });
+
   it("turns a kernel-side failure into a rejected promise with the kernel's message", async () => {
     const model = new FakeModel();
     const channel = new KernelChannel(model);
