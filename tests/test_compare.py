@@ -333,6 +333,25 @@ def test_ops_some_runs_lack_are_marked_on_the_graph(runs: list[Any], doubled: An
         assert "not in runs" not in gzip.decompress(buffers[1]).decode()
 
 
+def test_ops_only_other_runs_have_are_listed_and_said_in_the_status_line(
+    runs: list[Any], doubled: Any
+) -> None:
+    """The graph drawn is the reference run's: an op only another run has has no node, and the widget
+    says so (the status line's warning, c.not_drawn) instead of leaving it out in silence."""
+    c = tlw.compare({"a": runs[0], "doubled": doubled, "b": runs[2]})
+    assert c.not_drawn == {"doubled": ["mul_1_4:1"]}
+    assert c._source.index.id_of_label("mul_1_4:1") is None  # not on the graph drawn
+    ask(c, "graph")  # the export: the view is told the graph's warnings with its size
+    (warning,) = c._graph_info["warnings"]
+    assert "1 of run 'doubled'" in warning and "run 'a'" in warning and "c.not_drawn" in warning
+    c.reference = "doubled"  # the deltas change; the graph drawn, and what it lacks, do not
+    assert c.not_drawn == {"doubled": ["mul_1_4:1"]}
+    drawn_by_doubled = tlw.compare({"doubled": doubled, "a": runs[0]})
+    assert drawn_by_doubled.not_drawn == {}
+    ask(drawn_by_doubled, "graph")
+    assert drawn_by_doubled._graph_info.get("warnings", []) == []
+
+
 def test_values_needs_a_node(runs: list[Any]) -> None:
     c = tlw.compare(runs)
     with pytest.raises(tlw.DebugQuestionError, match="select a node"):

@@ -80,6 +80,29 @@ def missing_from(runs: Runs, reference: str) -> dict[str, str]:
     return marks
 
 
+def not_on_graph(runs: Runs, drawn: str) -> dict[str, list[str]]:
+    """Run name -> its op labels that run ``drawn`` lacks, for the runs that have any: the ops no node
+    of the graph stands for (the graph drawn is that run's; torchlens refuses to merge the runs' graphs
+    of a model such as GPT-2, see tests/test_torchlens_contract.py)."""
+    drawn_labels = runs.labels[drawn]
+    return {
+        name: sorted(runs.labels[name] - drawn_labels)
+        for name in runs.names
+        if runs.labels[name] - drawn_labels
+    }
+
+
+def not_on_graph_line(not_drawn: dict[str, list[str]], drawn: str) -> str:
+    """What the status line says of ``not_on_graph``'s answer ("" when every op is drawn)."""
+    if not not_drawn:
+        return ""
+    counts = ", ".join(f"{len(labels)} of run {name!r}" for name, labels in not_drawn.items())
+    return (
+        f"ops with no node on this graph (run {drawn!r}'s): {counts}; c.not_drawn lists them, and "
+        "tlw.compare(..., reference=<that run>) draws that run's graph"
+    )
+
+
 def collect_runs(runs: Any, names: Sequence[str] | None = None) -> Runs:
     """The runs as named traces. Raises, typed and naming the remedy: RunCountError (fewer than 2 or more
     than 16), NotATraceError (an entry that is no Trace and no path), RunPathError (a path torchlens

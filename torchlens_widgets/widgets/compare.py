@@ -19,7 +19,7 @@ from .._protocol import InspectRecord, Reply
 from .._trace import record_for_label
 from ..comparing.multiples import runs_section
 from ..comparing.overlays import COMPARE_OVERLAYS, DELTA_OVERLAY, RunOverlays
-from ..comparing.runs import check_aligned, collect_runs, missing_from
+from ..comparing.runs import check_aligned, collect_runs, missing_from, not_on_graph, not_on_graph_line
 from .base import DEFAULT_HEIGHT, DEFAULT_PRIVACY_PROFILE
 from .colouring import Colouring
 from .explorer import DEFAULT_VIEWER, Explorer
@@ -68,6 +68,8 @@ class Compare(Explorer):
         ref = collected.check_name(reference if reference is not None else collected.names[0], "reference")
         check_aligned(collected, ref)
         self._runs = collected
+        self._drawn_run = ref  # the graph drawn is this run's, whatever the reference becomes
+        self._not_drawn = not_on_graph(collected, ref)
         super().__init__(collected.trace(ref), viewer=viewer, height=height, privacy_profile=profile)
         # The colouring reads the runs' overlays; the explorer's own (of the reference alone) is replaced
         # before any overlay was computed or shown.
@@ -108,6 +110,13 @@ class Compare(Explorer):
         if not label:
             return None
         return {name: self._record(name, label) for name in self._runs.names}
+
+    @property
+    def not_drawn(self) -> dict[str, list[str]]:
+        """Run name -> its op labels with no node on the graph, for the runs that have any. The graph
+        drawn is the first reference run's (torchlens refuses to merge the runs' graphs of a model such
+        as GPT-2); ``tlw.compare(..., reference=<run>)`` draws another run's. The status line says so."""
+        return {name: list(labels) for name, labels in self._not_drawn.items()}
 
     def trace(self, name: str) -> Any:
         """The torchlens Trace of run ``name``."""
@@ -218,6 +227,12 @@ class Compare(Explorer):
 
     def _subject(self) -> str:
         return f"{len(self._runs.names)} runs of {super()._subject()}"
+
+    def _graph_info_now(self) -> dict[str, Any]:
+        """The explorer's, with a warning of the runs' ops the graph has no node for."""
+        info = super()._graph_info_now()
+        line = not_on_graph_line(self._not_drawn, self._drawn_run)
+        return {**info, "warnings": [*info.get("warnings", []), line]} if line and info else info
 
     # ----- trait plumbing -------------------------------------------------------------------------
 

@@ -508,8 +508,12 @@ class Explorer(ViewerWidget):
     def _source_traits(self) -> dict[str, Any]:
         """What a view needs to know to ask for the current viewer's assets and graph. The graph's
         size is known once torchlens has exported it ({} until then: the graph reply sets it)."""
-        info = self._source.info() if self._source.exported else {}
+        info = self._graph_info_now() if self._source.exported else {}
         return {"_asset_key": self._source.assets().key, "_graph_info": info}
+
+    def _graph_info_now(self) -> dict[str, Any]:
+        """What the view is told of the graph exported: its label, sizes and warnings."""
+        return self._source.info()
 
     def _publish_source(self) -> None:
         for name, value in self._source_traits().items():
@@ -524,7 +528,7 @@ class Explorer(ViewerWidget):
     def _answer_graph(self, params: GraphParams) -> Reply[GraphResult]:
         # The export, on first use.
         reply = self._source.graph(self._colouring.overlay, self._colour_rev)
-        self._graph_info = self._source.info()  # synced before the reply: the view counts its nodes
+        self._graph_info = self._graph_info_now()  # synced before the reply: the view counts its nodes
         return reply
 
     def _answer_colours(self, params: ColoursParams) -> Reply[ColoursResult]:
