@@ -40,7 +40,8 @@ export interface RequestMessage {
   buffers?: "base64";
 }
 
-export type RequestMethod = "assets" | "graph" | "colours" | "inspect" | "debug" | "memory_timeline";
+const REQUEST_METHODS = ["assets", "graph", "colours", "inspect", "debug", "memory_timeline"] as const;
+export type RequestMethod = (typeof REQUEST_METHODS)[number];
 
 /**
  * Why a reply's buffers came as base64 text: the view asked (VS Code), the kernel was launched through
@@ -72,8 +73,6 @@ export interface AheadEnvelope {
   result: unknown;
   base64_buffers?: string[];
 }
-
-const REQUEST_METHODS: readonly RequestMethod[] = ["assets", "graph", "colours", "inspect", "debug", "memory_timeline"];
 
 /** The envelope of a reply sent ahead, or null when the custom message is none. */
 export function parseAhead(content: unknown): AheadEnvelope | null {
