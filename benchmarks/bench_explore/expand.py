@@ -4,7 +4,8 @@ select-node message, which expands every layer on the way), Netron opens a modul
 on its box's "show function" icon, then back). Timed inside the page, until painted. Then, on Model
 Explorer's graph left opened (its last target selected, the layers around it expanded), the overlay
 switches of the inplace part, timed as there: a frame of an opened graph costs many times a collapsed
-one's in software WebGL, so how many the app draws per switch shows here."""
+one's in software WebGL, so how many the app draws per switch shows here. Last, the memory strip shown
+under that graph, and its mark moved by selects."""
 
 from __future__ import annotations
 
@@ -141,6 +142,52 @@ def me_opened_overlays(results: Results, case: str, notebook: Notebook, repeat: 
         results.put(row, case, times)
 
 
+# The memory strip of the widget in cell i: its data-* once shown and drawn anew (its mark: once the
+# selected point is not `before`).
+STRIP_DRAWN = """([i, before, key]) => {
+  const data = document.querySelectorAll('.jp-Notebook .jp-Cell')[i]?.querySelector('.tlw-strip')?.dataset;
+  if (!data || data.visible !== 'true' || !data.drawnAt || (data[key] ?? '') === before) return null;
+  return {...data};
+}"""
+STRIP_DATA = """i => ({
+  ...document.querySelectorAll('.jp-Notebook .jp-Cell')[i]?.querySelector('.tlw-strip')?.dataset,
+})"""
+# Two ops a reader selects while the strip is shown: a quarter and three quarters down the trace.
+STRIP_TARGETS = "strip_targets = [log.layer_labels[len(log.layer_labels) * k // 4] for k in (1, 3)]"
+STRIP_ROWS = ("me_strip_shown", "me_strip_draw", "me_strip_mark")
+
+
+def me_opened_strip(results: Results, case: str, notebook: Notebook, repeat: int) -> None:
+    """The memory strip on the Model Explorer widget as the expands left it: shown (kernel change ->
+    drawn; of that, its reply in the page -> drawn), then its mark moved by a select from Python
+    (kernel change -> the strip's selected point drawn), then hidden; ``repeat`` rounds."""
+    page, kernel = notebook.page, notebook.kernel
+    kernel.run(STRIP_TARGETS)
+    targets = list(kernel.value("strip_targets"))
+    samples: dict[str, list[float]] = {}
+
+    def drawn_after(statement: str, key: str) -> dict[str, str]:
+        before = page.evaluate(STRIP_DATA, ME_CELL).get(key, "")
+        kernel.run(f"started['change'] = time.time()\n{statement}")
+        drawn = page.wait_for_function(STRIP_DRAWN, arg=[ME_CELL, before, key], timeout=RENDER_TIMEOUT_MS)
+        return dict(drawn.json_value())
+
+    for _ in range(repeat):
+        time.sleep(QUIET_S)
+        data = drawn_after("me.timeline = 'memory'", "drawnAt")
+        started = kernel.value("started['change']") * 1000
+        samples.setdefault("me_strip_shown", []).append(float(data["drawnAt"]) - started)
+        samples.setdefault("me_strip_draw", []).append(float(data["drawnAt"]) - float(data["repliedAt"]))
+        for target in targets:
+            time.sleep(QUIET_S)
+            data = drawn_after(f"me.select({target!r})", "selectedPoint")
+            moved = float(data["drawnAt"]) - kernel.value("started['change']") * 1000
+            samples.setdefault("me_strip_mark", []).append(moved)
+        kernel.run("me.timeline = None")
+    for row, times in samples.items():
+        results.put(row, case, times)
+
+
 def expand(results: Results, case: str, notebook: Notebook, repeat: int) -> tuple[list[str], str]:
     """Times the expands in both widgets (the page inline() left); returns the targets, for the served
     pages to time the same."""
@@ -151,6 +198,8 @@ def expand(results: Results, case: str, notebook: Notebook, repeat: int) -> tupl
         results.put("me_expand", case, timed_in_widget(notebook, ME_CELL, ME_EXPAND, me_targets))
     with step(results, case, OPENED_ROWS):
         me_opened_overlays(results, case, notebook, repeat)
+    with step(results, case, STRIP_ROWS):
+        me_opened_strip(results, case, notebook, repeat)
     with step(results, case, ("netron_expand",)):
         targets = [netron_target] * repeat
         results.put("netron_expand", case, timed_in_widget(notebook, NETRON_CELL, NETRON_EXPAND, targets))
