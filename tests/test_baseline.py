@@ -10,6 +10,7 @@ import base64
 import copy
 import gzip
 import json
+from collections.abc import Callable
 
 import pytest
 import torch
@@ -212,23 +213,23 @@ def test_each_recolour_reaches_the_views_before_its_revision_the_facts_only_when
     assert [kind for kind, _, _ in wire.colours_sent()] == ["rev"]
     w._channel.receive({"type": "request", "channel": "view-a", "id": 1, "method": "graph", "params": {}})
 
-    def recoloured(change: str) -> tuple[dict, list[bytes]]:
+    def recoloured(change: Callable[[], object]) -> tuple[dict, list[bytes]]:
         wire.sent.clear()
         wire.buffers.clear()
-        exec(change, {"w": w, "log_a": log_a})
+        change()
         (kind, result, buffers), (then, rev, _) = wire.colours_sent()
         assert (kind, then) == ("ahead", "rev"), "the colours come before the revision that asks for them"
         assert result["colourRev"] == rev == w._colour_rev
         return result, buffers
 
-    based, buffers = recoloured("w.baseline = log_a")
+    based, buffers = recoloured(lambda: setattr(w, "baseline", log_a))
     expected, expected_buffers = w._answer_colours({"facts": ""})
     assert (based, buffers) == (dict(expected), expected_buffers)  # what a view asking would get
     facts = based["facts"]
     assert facts and len(buffers) == (2 if viewer == "model-explorer" else 1)  # the time overlay, the facts
-    switched, buffers = recoloured("w.overlay = 'delta'")
+    switched, buffers = recoloured(lambda: setattr(w, "overlay", "delta"))
     assert switched["facts"] == facts and len(buffers) == (1 if viewer == "model-explorer" else 0)
-    cleared, buffers = recoloured("w.baseline = None")
+    cleared, buffers = recoloured(lambda: setattr(w, "baseline", None))
     # Model Explorer: no attributes now (none to send); Netron: torchlens' own companion, sent again.
     assert cleared["facts"] != facts and len(buffers) == (0 if viewer == "model-explorer" else 1)
 

@@ -2,7 +2,7 @@
 // screen), pausing and resuming it for the page's WebGL budget, a lost WebGL context, giving the
 // frame up for its saved picture once the view is read-only, and keeping that picture.
 import { assetTransfers } from "../kernel/assets";
-import type { KernelChannel, Response } from "../kernel/channel";
+import type { KernelChannel } from "../kernel/channel";
 import { isDisplayed, pausableDeadline, RENDER_BUDGET_MS } from "../shared/deadline";
 import { fetchDrawInputs } from "./draw-inputs";
 import { contextsOf, trackVisibility } from "./webgl-budget";
@@ -12,7 +12,7 @@ import { redrawGuard } from "./redraw-guard";
 import { pictureKeeper } from "./saved-picture";
 import { nodeCount } from "./status-line";
 import type { TraitsModel } from "./traits";
-import { createViewer, VIEWER_TITLES, type ViewerFrame } from "./viewers";
+import { type Colours, createViewer, VIEWER_TITLES, type ViewerFrame } from "./viewers";
 import type { WidgetView } from "./view";
 import { viewBudget } from "./view-budget";
 import type { ViewKind } from "./view-kind";
@@ -298,10 +298,10 @@ export class GraphDrawing {
    */
   private async recolourOnce(frame: ViewerFrame, stale: () => boolean): Promise<void> {
     const askedAt = Date.now();
-    const { result, buffers } = this.coloursAhead(frame) ?? (await this.channel.request("colours", { facts: frame.colours.facts }));
+    const colours = this.coloursAhead(frame) ?? (await this.askColours(frame));
     if (stale()) return;
     const landedAt = performance.now();
-    const painted = frame.recolour({ reply: parseColoursReply(frame.viewer, result, buffers.length), buffers });
+    const painted = frame.recolour(colours);
     if (!painted) {
       this.redraw(); // the frame cannot repaint in place: drawn again, with the colours
       return;
@@ -312,16 +312,22 @@ export class GraphDrawing {
   }
 
   /** The colours sent ahead, when they are the widget's revision and fit the node facts `frame` shows. */
-  private coloursAhead(frame: ViewerFrame): Response<unknown> | undefined {
+  private coloursAhead(frame: ViewerFrame): Colours | undefined {
     const ahead = this.channel.takeAhead("colours");
     if (!ahead) return undefined;
     try {
       const reply = parseColoursReply(frame.viewer, ahead.result, ahead.buffers.length);
       const revision = Number(this.model.get("_colour_rev") ?? 0);
-      return reply.colourRev === revision && coloursFitFacts(reply, frame.colours.facts) ? ahead : undefined;
+      return reply.colourRev === revision && coloursFitFacts(reply, frame.colours.facts) ? { reply, buffers: ahead.buffers } : undefined;
     } catch {
       return undefined; // another viewer's (a switch raced it): asked for
     }
+  }
+
+  /** The colours of the graph `frame` drew, asked for (naming the node facts it holds). */
+  private async askColours(frame: ViewerFrame): Promise<Colours> {
+    const { result, buffers } = await this.channel.request("colours", { facts: frame.colours.facts });
+    return { reply: parseColoursReply(frame.viewer, result, buffers.length), buffers };
   }
 
   /**

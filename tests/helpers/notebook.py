@@ -197,14 +197,14 @@ class WidgetFramesSession(NotebookSession):
         return self.frame_element(index).content_frame
 
 
-# True once n widgets on the page have finished loading, drawn or failed. Meanwhile it scrolls to the
-# first widget still loading, as a reader of the notebook would: Chromium renders Model Explorer's
-# out-of-process frame only in the viewport, so an explorer below the fold draws once scrolled to.
 # Two animation frames and a task after them, in a page or a frame: the rendering update after a change
 # has run, and what it queued has too (an IntersectionObserver's report, a panel following a selection).
 AFTER_TWO_FRAMES = """() => new Promise((done) =>
   requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done))))"""
 
+# True once n widgets on the page have finished loading, drawn or failed. Meanwhile it scrolls to the
+# first widget still loading, as a reader of the notebook would: Chromium renders Model Explorer's
+# out-of-process frame only in the viewport, so an explorer below the fold draws once scrolled to.
 SETTLED = """n => {
   const done = ".tlw-status[data-state='ready'], .tlw-status[data-state='error']";
   // A view still loading, or paused to keep the page's WebGL budget (it resumes on screen only).

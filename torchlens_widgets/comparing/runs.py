@@ -84,12 +84,8 @@ def not_on_graph(runs: Runs, drawn: str) -> dict[str, list[str]]:
     """Run name -> its op labels that run ``drawn`` lacks, for the runs that have any: the ops no node
     of the graph stands for (the graph drawn is that run's; torchlens refuses to merge the runs' graphs
     of a model such as GPT-2, see tests/test_torchlens_contract.py)."""
-    drawn_labels = runs.labels[drawn]
-    return {
-        name: sorted(runs.labels[name] - drawn_labels)
-        for name in runs.names
-        if runs.labels[name] - drawn_labels
-    }
+    lacking = {name: sorted(runs.labels[name] - runs.labels[drawn]) for name in runs.names}
+    return {name: labels for name, labels in lacking.items() if labels}
 
 
 def not_on_graph_line(not_drawn: dict[str, list[str]], drawn: str) -> str:
