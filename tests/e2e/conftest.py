@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from tests.helpers.harness import CHROMIUM, CHROMIUM_ARGS, JupyterServer
 from tests.helpers.notebook import ARTIFACTS, OPEN_PAGES
+from tests.helpers.warm_kernels import WarmKernels
 
 # The suite runs on two workers (scripts/test.sh), so a page may wait its turn for the CPU: an
 # assertion waits up to 30 s for what the user would see (it returns as soon as it holds).
@@ -41,11 +42,16 @@ def artifacts() -> Path:
 
 @pytest.fixture(scope="session")
 def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
-    server = JupyterServer(tmp_path_factory.mktemp("lab")).start()
+    # Its kernels start with torch, torchlens and transformers imported (tests/helpers/warm_kernels.py).
+    kernels = WarmKernels(tmp_path_factory.mktemp("kernels")).start()
     try:
-        yield server
+        server = JupyterServer(tmp_path_factory.mktemp("lab"), extra_env=kernels.env()).start()
+        try:
+            yield server
+        finally:
+            server.stop()
     finally:
-        server.stop()
+        kernels.stop()
 
 
 @pytest.fixture(scope="session")

@@ -98,6 +98,7 @@ class JupyterServer:
     port: int = field(default_factory=free_port)
     token: str = field(default_factory=lambda: secrets.token_hex(16))
     extra_args: list[str] = field(default_factory=list)  # e.g. an allow_origin for another page
+    extra_env: dict[str, str] = field(default_factory=dict)  # e.g. WarmKernels.env()
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -113,6 +114,7 @@ class JupyterServer:
             "JUPYTERLAB_SETTINGS_DIR": str(state / "settings"),
             "JUPYTERLAB_WORKSPACES_DIR": str(state / "workspaces"),
             "PYTHONUNBUFFERED": "1",
+            **self.extra_env,
         }
         command = [
             sys.executable,
