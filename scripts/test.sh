@@ -30,5 +30,7 @@ echo "== pytest (unit, end-to-end, notebooks)"
 # --durations: the slowest tests, so the next engineer sees where the time goes (docs/benchmarks.md).
 # --no-loadscope-reorder: files in the collection's order (tests/conftest.py puts the longest first), not
 # by their number of tests (which left the long few-test files for last).
-$py -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder --durations=25 --nbmake \
-  tests notebooks
+# -p tests.helpers.warm_notebook_kernels: the notebooks' kernels start with torch and transformers
+# imported, as the e2e tests' JupyterLab kernels do (tests/helpers/warm_kernels.py).
+$py -m pytest -q -p no:cacheprovider -p tests.helpers.warm_notebook_kernels -n 2 --dist loadfile \
+  --no-loadscope-reorder --durations=25 --nbmake tests notebooks
