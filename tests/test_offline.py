@@ -199,12 +199,14 @@ def test_saving_holds_no_reply_after_it_is_written(gpt2_48_log: Any, tmp_path: P
 
 
 def test_no_progress_bar_outside_a_notebook_and_a_quiet_save(
-    gpt2_48_log: Any, tmp_path: Path, capsys: Any
+    gpt2_log: Any, tmp_path: Path, capsys: Any
 ) -> None:
-    from torchlens_widgets._progress import Progress
+    from torchlens_widgets._progress import MANY_STEPS, Progress
 
     assert not Progress(5000, "Saving").shown  # pytest is no notebook: nothing displayed, nothing printed
-    tlw.explore(gpt2_48_log, viewer="netron").save_html(tmp_path / "q.html", inspector=False)
+    # GPT-2's 579 ops: a save long enough for a progress bar in a notebook.
+    assert len(gpt2_log.layer_labels) > MANY_STEPS
+    tlw.explore(gpt2_log, viewer="netron").save_html(tmp_path / "q.html", inspector=False)
     assert capsys.readouterr() == ("", "")
 
 
