@@ -41,17 +41,25 @@ def artifacts() -> Path:
 
 
 @pytest.fixture(scope="session")
-def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
-    # Its kernels start with torch, torchlens and transformers imported (tests/helpers/warm_kernels.py).
+def warm_kernels(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WarmKernels]:
+    """Kernels that start with torch and transformers imported, for every JupyterLab of the tests
+    (``extra_env=warm_kernels.env()``; tests/helpers/warm_kernels.py says why and what it leaves out)."""
     kernels = WarmKernels(tmp_path_factory.mktemp("kernels")).start()
     try:
-        server = JupyterServer(tmp_path_factory.mktemp("lab"), extra_env=kernels.env()).start()
-        try:
-            yield server
-        finally:
-            server.stop()
+        yield kernels
     finally:
         kernels.stop()
+
+
+@pytest.fixture(scope="session")
+def jupyter_lab(
+    tmp_path_factory: pytest.TempPathFactory, warm_kernels: WarmKernels
+) -> Iterator[JupyterServer]:
+    server = JupyterServer(tmp_path_factory.mktemp("lab"), extra_env=warm_kernels.env()).start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -26,6 +26,7 @@ from tests.helpers.saved_notebooks import (
     save_notebook,
     saved_pictures,
 )
+from tests.helpers.warm_kernels import WarmKernels
 from torchlens_widgets._protocol import PICTURE_MAX_CHARS, PICTURE_PREFIXES
 
 # An explorer with a selection, a Netron explorer, and eight more explorers: ten widgets.
@@ -83,10 +84,10 @@ def widget_state_sizes(path: Path) -> dict[str, int]:
 
 
 def test_a_saved_notebook_is_small_and_reopens_with_each_graph_as_last_drawn_until_its_cells_run(
-    tmp_path_factory: Any, browser: Any, artifacts: Path
+    tmp_path_factory: Any, browser: Any, artifacts: Path, warm_kernels: WarmKernels
 ) -> None:
     root = tmp_path_factory.mktemp("saved-notebook")
-    server = lab_saving_widget_state(root)
+    server = lab_saving_widget_state(root, warm_kernels.env())
     try:
         name = server.write_notebook("saved.ipynb", CELLS)
         page = RecordedPage(browser, height=TALL)

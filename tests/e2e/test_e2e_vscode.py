@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 from tests.helpers.harness import JupyterServer, KernelAccess, alt_click_search_result, open_info_panel
 from tests.helpers.notebook import RecordedPage
 from tests.helpers.vscode_host.host import VSCodeHost, VSCodeNotebook
+from tests.helpers.warm_kernels import WarmKernels
 
 
 @pytest.fixture(scope="module")
@@ -28,12 +29,13 @@ def vscode_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VSCodeHost
 
 @pytest.fixture(scope="module")
 def jupyter_for_vscode(
-    vscode_host: VSCodeHost, tmp_path_factory: pytest.TempPathFactory
+    vscode_host: VSCodeHost, tmp_path_factory: pytest.TempPathFactory, warm_kernels: WarmKernels
 ) -> Iterator[JupyterServer]:
     # VS Code's side (the host page) is another origin than the server: let it in, and only it.
     server = JupyterServer(
         tmp_path_factory.mktemp("vscode-jupyter"),
         extra_args=[f"--ServerApp.allow_origin={vscode_host.origin}"],
+        extra_env=warm_kernels.env(),
     ).start()
     try:
         yield server

@@ -35,12 +35,13 @@ def saved_pictures(path: Path) -> list[str]:
     return [model["state"]["_picture"] for model in state.values() if "_picture" in model["state"]]
 
 
-def lab_saving_widget_state(root: Path) -> JupyterServer:
-    """A JupyterLab in ``root`` whose notebooks keep their widget state (the widget manager's setting)."""
+def lab_saving_widget_state(root: Path, env: dict[str, str]) -> JupyterServer:
+    """A JupyterLab in ``root`` whose notebooks keep their widget state (the widget manager's setting);
+    ``env``: more of its environment (WarmKernels.env())."""
     settings = root / ".jupyter-state" / "settings" / "@jupyter-widgets" / "jupyterlab-manager"
     settings.mkdir(parents=True)
     (settings / "plugin.jupyterlab-settings").write_text(json.dumps({"saveState": True}))
-    return JupyterServer(root).start()
+    return JupyterServer(root, extra_env=env).start()
 
 
 def save_notebook(page: Any, path: Path, pictures: int, timeout: float) -> list[str]:
