@@ -64,6 +64,10 @@ def settled_with_two_waiting(page: Any) -> None:
         expect(statuses.nth(index)).to_contain_text("Waiting to be on screen", timeout=120_000)
 
 
+# The command line of the process the kernel was forked from (the warm kernels' zygote, or the server).
+FORKED_FROM = "open(f'/proc/{__import__(\"os\").getppid()}/cmdline').read()"
+
+
 def test_interrupt_keeps_the_widget_live_and_restart_says_it_is_disconnected(
     jupyter_lab: JupyterServer, browser: Any, artifacts: Any
 ) -> None:
@@ -131,6 +135,9 @@ def test_interrupt_keeps_the_widget_live_and_restart_says_it_is_disconnected(
         fresh = jupyter_lab.kernel_for("lifecycle.ipynb")
         try:
             fresh.wait_ready("w")
+            # Restarted, the kernel was forked warm again (tests/helpers/warm_kernels.py): a kernel the
+            # server started plain would not fail a test, only make the suite minutes longer.
+            assert "kernel_zygote.py" in fresh.value(FORKED_FROM), "the restarted kernel did not start warm"
             fresh.run("w.select('linear_2_3')")
         finally:
             fresh.close()
