@@ -32,6 +32,10 @@ WARM_MODULES = (
     "transformers.models.bert.modeling_bert",
     "ipykernel.kernelapp",
     "ipywidgets",
+    # What torchlens_widgets imports beside torchlens: Model Explorer's package (a Flask app), anywidget.
+    "model_explorer",
+    "anywidget",
+    "graphviz",
 )
 
 PR_SET_PDEATHSIG = 1
