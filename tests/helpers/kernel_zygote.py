@@ -96,9 +96,12 @@ class Zygote:
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.listener, selectors.EVENT_READ)
         self.kernels: dict[socket.socket, int] = {}  # each client's connection -> its kernel's pid
+        self.parent = os.getppid()  # the test process that started it
 
     def serve(self) -> None:
-        while True:
+        # Until the tests stop it, or the test process is gone without stopping it (killed): its kernels
+        # end with it (each dies with its zygote, PR_SET_PDEATHSIG).
+        while os.getppid() == self.parent:
             events = [key.fileobj for key, _ in self.selector.select(timeout=0.05)]
             # Clients gone first: their kernels die and are reaped before a new one may want their ports.
             for connection in events:
