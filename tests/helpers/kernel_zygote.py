@@ -22,6 +22,7 @@ import selectors
 import signal
 import socket
 import sys
+import traceback
 
 # Imported by nearly every test notebook's first cell; each forked kernel finds them in sys.modules.
 # Not torchlens (nor torchlens_widgets, which imports it): torchlens refuses to capture in a process forked
@@ -78,8 +79,9 @@ def become_kernel(request: dict, fds: list[int], others: list[socket.socket]) ->
     try:
         kernelapp.launch_new_instance(argv=request["args"])
     except SystemExit as exit_:
-        status = exit_.code if isinstance(exit_.code, int) else 1
+        status = exit_.code if isinstance(exit_.code, int) else 0 if exit_.code is None else 1
     except BaseException:
+        traceback.print_exc()  # to the server's log, as a kernel that cannot start prints there
         status = 1
     sys.stdout.flush()
     sys.stderr.flush()
