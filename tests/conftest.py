@@ -19,27 +19,36 @@ from tests.helpers.pairs import (
 from torchlens_widgets import _export_cache
 
 # The longest test files, longest first (seconds each in the test command on 2 workers, from its
-# --durations, 2026-12-06 19:02: 118, 82, 78, 73, 66, 66, 58, 54, 54, 52, 51, 48, 45, 43, 38, 33, 32):
-# the two workers take files in this order (scripts/test.sh keeps it with --no-loadscope-reorder), so no
-# worker is left alone with a long file at the end while the other idles.
+# per-test times with warm kernels, 2026-12-07: 193, 135, 112, 110, 72, 68, 68, 66, 65, 56, 53, 49, 40,
+# 40, 39, 38, 38, 36, 35, 35, 33, 32, 27, 27, 25): the two workers take files in this order
+# (scripts/test.sh keeps it with --no-loadscope-reorder), so no worker is left alone with a long file at
+# the end while the other idles.
 LONGEST_FIRST = (
     "test_e2e_many_widgets.py",
     "test_e2e_big_graphs.py",
     "test_e2e_saved_notebook.py",
     "test_e2e_offline_html.py",
-    "test_e2e_overlays_inspect.py",
-    "test_e2e_debug.py",
     "test_e2e_gateway.py",
-    "test_e2e_firefox.py",
-    "test_e2e_transport.py",
-    "test_e2e_model_explorer.py",
+    "test_e2e_debug.py",
+    "test_e2e_overlays_inspect.py",
     "test_e2e_diff.py",
-    "test_e2e_numerics.py",
+    "test_e2e_transport.py",
+    "test_e2e_firefox.py",
     "test_e2e_vscode.py",
+    "test_e2e_model_explorer.py",
     "test_e2e_compare.py",
+    "test_offline.py",
+    "test_e2e_layout.py",
     "test_e2e_memory.py",
+    "test_e2e_numerics.py",
+    "test_e2e_voila.py",
     "test_e2e_frame_messages.py",
     "test_e2e_reader_path.py",
+    "test_e2e_refusals.py",
+    "test_e2e_kernel_lifecycle.py",
+    "test_e2e_notebook7.py",
+    "test_e2e_netron.py",
+    "test_e2e_marimo.py",
 )
 
 
