@@ -31,12 +31,7 @@ def main() -> int:
 
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1):
         signal.signal(signum, forward)
-    while True:
-        try:
-            line = replies.readline()
-            break
-        except InterruptedError:  # a signal forwarded while waiting
-            continue
+    line = replies.readline()  # resumed after each signal forwarded meanwhile
     return int(json.loads(line)["exit"]) if line else 1
 
 

@@ -63,8 +63,7 @@ def become_kernel(request: dict, fds: list[int], others: list[socket.socket]) ->
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
         os.close(fd)
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # an interrupt: KeyboardInterrupt
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     os.environ.clear()
     os.environ.update(request["env"])

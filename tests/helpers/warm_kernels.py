@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from tests.helpers.harness import stop_process, wait_until_serving
 
 HERE = Path(__file__).resolve().parent
 ZYGOTE = HERE / "kernel_zygote.py"
@@ -50,12 +51,11 @@ class WarmKernels:
             self.process = subprocess.Popen(
                 [sys.executable, str(ZYGOTE), str(self.socket)], stdout=log, stderr=subprocess.STDOUT
             )
-        deadline = time.monotonic() + timeout
-        while not self.socket.exists():  # bound once the imports are done
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"the kernel zygote did not start: {self.log_path.read_text()[-3000:]}")
-            time.sleep(0.2)
+        try:  # the socket appears once the imports are done
+            wait_until_serving(self.process, self.log_path, self.socket.stat, "the kernel zygote", timeout)
+        except Exception:
+            self.stop()
+            raise
         return self
 
     def env(self) -> dict[str, str]:
@@ -64,9 +64,4 @@ class WarmKernels:
         return {"JUPYTER_PATH": str(self.folder), "TLW_KERNEL_ZYGOTE": str(self.socket)}
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        stop_process(self.process)
