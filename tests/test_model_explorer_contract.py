@@ -1,11 +1,12 @@
 """Contract test for the Model Explorer internals the frame reaches (js/model-explorer/frame/shim-recolour.ts,
-shim-marks.ts, shim-selection.ts, shim-still.ts, shim-pixel-ratio.ts): an overlay switch adds a run to the
-app's node-data service, a baseline sets attributes on its graphs' nodes (and its layout worker's copy), a
-highlight sets rules of its node styler, through the renderers the app lists on window.me_test, the user's
-selections are told from the app's answers to the page's, the widget's own changes are drawn without the
-app's move-into-place animation, and software WebGL draws at the screen's resolution. Each name is looked
-up in the installed app's script, so a new ai-edge-model-explorer that renames one fails here, by name,
-instead of as an overlay switch or a highlight that silently draws nothing."""
+shim-marks.ts, shim-selection.ts, shim-still.ts, shim-pixel-ratio.ts, shim-hit-boxes.ts): an overlay switch
+adds a run to the app's node-data service, a baseline sets attributes on its graphs' nodes (and its layout
+worker's copy), a highlight sets rules of its node styler, through the renderers the app lists on
+window.me_test, the user's selections are told from the app's answers to the page's, the widget's own
+changes are drawn without the app's move-into-place animation, software WebGL draws at the screen's
+resolution, and the app's invisible hit boxes are not drawn. Each name is looked up in the installed app's
+script, so a new ai-edge-model-explorer that renames one fails here, by name, instead of as an overlay
+switch or a highlight that silently draws nothing."""
 
 from __future__ import annotations
 
@@ -188,6 +189,33 @@ INTERNALS = {
     "the graph's renderer draws at that ratio, multisampled": (
         r"antialias:!0,alpha:!0\}\);let (\w+)=\w+\(\);this\.renderer\.setPixelRatio\(\1\)"
     ),
+    # shim-hit-boxes.ts: the boxes the pointer hits are a mesh in a material that draws nothing, added to
+    # the scene through one method of the three.js service; the frame hides that material from the
+    # renderer (which draws only visible materials), and the raycaster, which tests an object's layers
+    # and a mesh's geometry only, still hits them. The frame sets the test handle before the app, which
+    # keeps one it finds.
+    "the app keeps a test handle it finds on window": r"\w+\[\w+\]==null&&\(\w+\[\w+\]=\{renderers:\{\}\}\)",
+    "the hit boxes' material draws nothing": (
+        r"materialForRayCasting=new \w+\.MeshBasicMaterial\(\{opacity:0,transparent:!0\}\)"
+    ),
+    "the hit boxes are a mesh of their own in that material": (
+        r"meshForRayCasting=new \w+\.InstancedMesh\(new \w+\.BoxGeometry\(1,1,1\),"
+        r"this\.materialForRayCasting,"
+    ),
+    "the hit boxes are what the pointer is tested against": (
+        r"\w+\.intersectObject\(this\.meshForRayCasting\)"
+    ),
+    "the hit boxes are added to the scene through the service": (
+        r"this\.webglRendererThreejsService\.addToScene\(this\.nodeBodies\.meshForRayCasting\)"
+    ),
+    "adding a mesh to the scene": r"addToScene\(e\)\{e&&this\.scene\.add\(e\)\}",
+    "three.js raycasts an object by its layers, whatever its visibility": (
+        r"function \w+\((\w+),(\w+),(\w+),\w+\)\{if\(\1\.layers\.test\(\2\.layers\)&&\1\.raycast\(\2,\3\)"
+    ),
+    "a mesh's raycast reads its material only for being there": (
+        r"raycast\(t,e\)\{let n=this\.geometry,r=this\.material,o=this\.matrixWorld;if\(r===void 0\|\|"
+    ),
+    "three.js draws only visible materials": r"else (\w+)\.visible&&\w+\.push\(\w+,\w+,\1,",
 }
 
 # What the layout worker does with that message: merge, keyed by pane (its copy is what an expand returns).

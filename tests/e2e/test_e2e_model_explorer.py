@@ -138,6 +138,65 @@ def test_second_widget_renders_without_a_second_asset_transfer(session: Session)
     assert "nodes" in viewer_text(session.viewer(1))
 
 
+# Inside a Model Explorer frame: where on the page (relative to the frame) the middle of node `nodeId`
+# is drawn, from the app's own box for it and its camera.
+NODE_ON_SCREEN = """(nodeId) => {
+  const renderer = window.me_test.renderers['0'];
+  const bodies = renderer.nodeBodies;
+  const at = bodies.savedRectangles[nodeId].index * 16;
+  const m = bodies.meshForRayCasting.instanceMatrix.array;
+  const camera = renderer.webglRendererThreejsService.camera;
+  const times = (e, v) => [0, 1, 2, 3].map((r) => e[r] * v[0] + e[4 + r] * v[1] + e[8 + r] * v[2]
+    + e[12 + r] * v[3]);
+  const centre = [m[at + 12], m[at + 13], m[at + 14], 1];
+  const clip = times(camera.projectionMatrix.elements, times(camera.matrixWorldInverse.elements, centre));
+  const box = document.querySelector('webgl-renderer canvas.main').getBoundingClientRect();
+  const [x, y] = [clip[0] / clip[3], clip[1] / clip[3]];
+  return { x: box.left + ((x + 1) / 2) * box.width, y: box.top + ((1 - y) / 2) * box.height };
+}"""
+
+# Inside a Model Explorer frame: how many of the scene's materials are hidden from the renderer (the
+# app's hit boxes), and whether the canvas would look any different with them drawn.
+HIT_BOXES_DRAWN = """() => {
+  const three = window.me_test.renderers['0'].webglRendererThreejsService;
+  const hidden = three.scene.children.map((mesh) => mesh.material)
+    .filter((material) => material && material.visible === false);
+  const canvas = document.querySelector('webgl-renderer canvas.main');
+  three.render();
+  const without = canvas.toDataURL();
+  for (const material of hidden) material.visible = true;
+  three.render();
+  const drawn = canvas.toDataURL();
+  for (const material of hidden) material.visible = false;
+  three.render();
+  return { hidden: hidden.length, same: without === drawn };
+}"""
+
+
+def test_a_click_on_a_drawn_node_selects_it_and_the_hit_boxes_are_not_drawn(session: Session) -> None:
+    # The app finds the node under the pointer with boxes of its own that draw nothing; the frame keeps
+    # them out of every draw (shim-hit-boxes.ts): the picture is the same, and a click still hits.
+    kernel = session.kernel
+    kernel.wait_ready("w2")
+    root = session.page.page.locator(".tlw-root").nth(1)
+    root.scroll_into_view_if_needed()
+    frame_element = session.page.page.locator("iframe.tlw-frame").nth(1)
+    viewer = frame_element.element_handle().content_frame()
+    checked = viewer.evaluate(HIT_BOXES_DRAWN)
+    assert checked["hidden"] >= 1 and checked["same"], checked
+    target = "linear_2_3:1"
+    at = viewer.evaluate(NODE_ON_SCREEN, kernel.value(f"w2._source.index.id_of_label({target!r})"))
+    box = frame_element.bounding_box()
+    assert box is not None
+    x, y = box["x"] + at["x"], box["y"] + at["y"]
+    mouse = session.page.page.mouse
+    mouse.move(x - 5, y - 5)
+    mouse.move(x, y)  # the app finds the node under the pointer as it moves
+    mouse.click(x, y)
+    kernel.wait_for("w2.selected_label", target, timeout=30)
+    assert kernel.value(f"w2.selected is small[{target!r}]") is True
+
+
 # A new cell at the end of the notebook, run as a user runs it.
 RUN_NEW_CELL = """async (source) => {
   const app = window.jupyterapp;

@@ -4,7 +4,8 @@
 // Its parts: the message guard (shim-guard.ts), the offline app (shim-offline.ts), the widget's
 // layout (shim-layout.ts), the graph at the screen's resolution in software WebGL (shim-pixel-ratio.ts),
 // an overlay switch and highlights in place (shim-recolour.ts, shim-marks.ts),
-// drawn without the app's move-into-place animation as the widget's selects are (shim-still.ts), whose
+// drawn without the app's move-into-place animation as the widget's selects are (shim-still.ts), the
+// app's invisible hit boxes left undrawn (shim-hit-boxes.ts), whose
 // node selections are the user's (shim-selection.ts) and the reports to the parent (shim-reports.ts).
 import { keepFocusWithUser } from "../../frame/frame-manners";
 import type { ShimConfig, ShimPost } from "../protocol";
@@ -12,6 +13,7 @@ import { guardMessages } from "./shim-guard";
 import { answerLayoutCommands, closeInfoPanelsAtStart } from "./shim-layout";
 import { answerFetch, keepHistoryInFrame, keepStorageInMemory, mapAssetUrls } from "./shim-offline";
 import { answerMarks } from "./shim-marks";
+import { drawNoHitBoxes } from "./shim-hit-boxes";
 import { drawAtScreenPixelsInSoftware } from "./shim-pixel-ratio";
 import { answerRecolour } from "./shim-recolour";
 import { reportErrors, reportPaint, watchWebglContexts } from "./shim-reports";
@@ -43,6 +45,7 @@ function startShim(config: ShimConfig): void {
   keepHistoryInFrame(config);
   watchWebglContexts(post, realAdd);
   drawAtScreenPixelsInSoftware();
+  drawNoHitBoxes();
   if (config.infoPanelClosed) closeInfoPanelsAtStart();
   answerLayoutCommands(post, trusted);
   answerRecolour(post, trusted);
