@@ -1,6 +1,6 @@
 // Model Explorer internals: everything the frame's shim touches of the app's objects, its node-data
-// service and its graphs' node attributes (shim-recolour.ts) and its node styler (shim-marks.ts),
-// reached through the renderers the app lists on window.me_test for its own tests. tests/test_model_explorer_contract.py pins every name used
+// service and its graphs' node attributes (shim-recolour.ts), its node styler (shim-marks.ts) and the
+// meshes it adds to its scene (shim-hit-boxes.ts), reached through the renderers the app lists on window.me_test for its own tests. tests/test_model_explorer_contract.py pins every name used
 // here against the installed app; check this file when the ai-edge-model-explorer pin moves.
 
 /** The parts of the app's model graph (a graph as processed for a pane) this reads. */
@@ -60,8 +60,17 @@ export interface NodeDataService {
   processNodeDataProviderDataForGraph(modelGraph: ModelGraph, data: unknown): Record<string, unknown>;
 }
 
+/** A three.js mesh of the scene, as far as the shim reads it: its material. */
+export interface SceneMesh {
+  material?: { type?: string; transparent?: boolean; opacity?: number; map?: unknown; visible?: boolean };
+}
+
 /** What is drawn on the canvas of a renderer (three.js, through the app's service). */
 export interface ThreejsService {
+  /** The scene drawn; its meshes are the ones added to it. */
+  scene?: { children?: SceneMesh[] };
+  /** How the app adds a mesh to the scene (every mesh it draws or raycasts). */
+  addToScene?(mesh: SceneMesh | undefined): void;
   removeFromScene(mesh: unknown): void;
   /** One draw of the whole scene. */
   render(): void;

@@ -8,18 +8,7 @@
 // hides such materials from the renderer as their meshes are added to the scene; the app's raycaster still
 // hits the boxes (three.js tests an object's layers, not its visibility).
 // tests/test_model_explorer_contract.py pins what this relies on.
-import type { Renderer } from "./app-internals";
-
-/** A three.js mesh as far as this file reads it. */
-interface SceneMesh {
-  material?: { type?: string; transparent?: boolean; opacity?: number; map?: unknown; visible?: boolean };
-}
-
-/** What a renderer's three.js service offers here: its scene, and the app's way of adding to it. */
-interface SceneService {
-  scene?: { children?: SceneMesh[] };
-  addToScene?(mesh: SceneMesh | undefined): void;
-}
+import type { Renderer, SceneMesh } from "./app-internals";
 
 /** A mesh whose material can put no pixel on the canvas: a plain colour, fully transparent, no texture. */
 function drawsNothing(mesh: SceneMesh | undefined): boolean {
@@ -33,7 +22,7 @@ function hideIfDrawsNothing(mesh: SceneMesh | undefined): void {
 
 /** Hides what the renderer's scene holds that draws nothing, and what its service adds from now on. */
 function skipHitBoxes(renderer: Renderer): void {
-  const service = renderer.webglRendererThreejsService as SceneService | undefined;
+  const service = renderer.webglRendererThreejsService;
   if (!service || typeof service.addToScene !== "function" || Object.hasOwn(service, "addToScene")) return;
   for (const mesh of service.scene?.children ?? []) hideIfDrawsNothing(mesh);
   const add = service.addToScene.bind(service);
