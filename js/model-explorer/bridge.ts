@@ -392,6 +392,7 @@ export class ModelExplorerFrame extends FrameBridge {
         break;
       case ME_NODE_SELECTED:
         if (this.userPressed) this.selectedInFrame(String(message.nodeId ?? ""));
+        else this.answeredSelect(String(message.nodeId ?? ""));
         break;
       case SHIM_IMAGE_REPLY:
         this.settleBlob(message as unknown as ShimImageReply);

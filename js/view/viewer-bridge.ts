@@ -37,6 +37,9 @@ export interface FrameBridgeOptions {
 /** How many of a frame's reported errors are kept to explain a failed draw. */
 export const MAX_KEPT_ERRORS = 5;
 
+/** How often one select is asked again after a late answer to an older one undid it. */
+export const MAX_REASKS = 3;
+
 export abstract class FrameBridge {
   readonly iframe: HTMLIFrameElement;
   /** Resolves with milliseconds until the first graph is drawn; rejects if it cannot be. */
@@ -45,6 +48,8 @@ export abstract class FrameBridge {
   private errorsNotKept = 0;
   private readonly listener = (event: MessageEvent) => this.hear(event);
   private lastSelected = "";
+  /** How often the viewer was asked again for `lastSelected` after an older answer undid it. */
+  private reasked = 0;
   private pendingSelect = "";
   private selectable = false;
   private readonly blobRequests = new Map<number, (reply: BlobReply) => void>();
@@ -80,6 +85,7 @@ export abstract class FrameBridge {
       return;
     }
     this.lastSelected = nodeId;
+    this.reasked = 0;
     this.postSelect(nodeId);
   }
 
@@ -113,6 +119,7 @@ export abstract class FrameBridge {
   /** A new graph replaces the one on screen: nothing is selected in it yet. */
   protected forgetSelection(): void {
     this.lastSelected = "";
+    this.reasked = 0;
   }
 
   /**
@@ -123,6 +130,19 @@ export abstract class FrameBridge {
     if (!nodeId || nodeId === this.lastSelected) return;
     this.lastSelected = nodeId;
     this.bridgeOptions.onSelect(nodeId);
+  }
+
+  /**
+   * The viewer selected `nodeId` answering a select of ours. A viewer that must first reveal a node
+   * (lay out the layers around it) answers after a newer select of a node already on screen, which
+   * it answered at once: the older answer then undoes the newer select. Asked again (a few times at
+   * most, should the viewer keep answering otherwise), the newer one is what the viewer shows.
+   */
+  protected answeredSelect(nodeId: string): void {
+    if (!nodeId || !this.lastSelected || nodeId === this.lastSelected) return;
+    if (this.reasked >= MAX_REASKS) return;
+    this.reasked += 1;
+    this.postSelect(this.lastSelected);
   }
 
   /**

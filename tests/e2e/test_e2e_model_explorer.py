@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.harness import JupyterServer, KernelAccess, open_info_panel, select_in_viewer_ui
-from tests.helpers.notebook import RecordedPage, notebook_session
+from tests.helpers.notebook import AFTER_TWO_FRAMES, RecordedPage, notebook_session
 from tests.helpers.pixels import colour_pixels, wait_for_colour
 
 GPT2_CELLS = [
@@ -124,6 +124,52 @@ def test_select_from_kernel_moves_the_viewer(session: Session, artifacts: Any) -
     status = session.page.page.locator(".tlw-status").first.inner_text()
     assert f"selected {label}" in status
     session.page.page.locator(".tlw-root").first.screenshot(path=str(artifacts / "model-explorer-select.png"))
+
+    # A select of a node inside collapsed layers, then one of a node on screen: the app opens the layers
+    # in its layout worker and then selects the first node, after it selected the second at once. The
+    # viewer shows the second, also once the layers around the first are open. The layout request is
+    # held until the second select is taken, so that the first's answer surely comes last.
+    hidden = kernel.value("log['transformer.h.10.mlp.c_fc'].label")
+    hidden_id = kernel.value(f"w._source.index.id_of_label({hidden!r})")
+    label_id = kernel.value("w.selected_node")
+    viewer = session.page.page.locator("iframe.tlw-frame").first.element_handle().content_frame()
+    assert viewer.evaluate(NODE_DRAWN, hidden_id) is False
+    kernel.run("w.select(log.modules['transformer.h.7.attn.c_attn'].layer_labels[1])")  # on screen too
+    viewer.wait_for_function(SELECTED_IN_APP, arg=kernel.value("w.selected_node"), timeout=30_000)
+    viewer.evaluate(HOLD_LAYOUT_FOR, hidden_id)
+    kernel.run(f"w.select({hidden!r})")
+    viewer.wait_for_function("() => window.__tlwHeldLayouts.length > 0", timeout=30_000)
+    kernel.run(f"w.select({label!r})")
+    viewer.wait_for_function(SELECTED_IN_APP, arg=label_id, timeout=30_000)
+    assert viewer.evaluate(RELEASE_LAYOUTS) == 1
+    viewer.wait_for_function(NODE_DRAWN, arg=hidden_id, timeout=60_000)
+    viewer.evaluate(AFTER_TWO_FRAMES)
+    expect_text(row.locator("td.value .one-line-text").first, label)
+    assert viewer.evaluate(f"() => ({SELECTED_IN_APP})({label_id!r})") is True
+    assert kernel.value("w.selected_label") == label
+
+
+# Inside a Model Explorer frame: whether the app has drawn node `nodeId` (its layers are open), and
+# whether its renderer has `nodeId` selected.
+NODE_DRAWN = "(nodeId) => window.me_test.renderers['0'].nodeBodies.savedRectangles[nodeId] !== undefined"
+SELECTED_IN_APP = "(nodeId) => window.me_test.renderers['0'].selectedNodeId === nodeId"
+# Holds the app's requests to its layout worker that would reveal and select `nodeId`, until released.
+HOLD_LAYOUT_FOR = """(nodeId) => {
+  const worker = window.me_test.renderers['0'].workerService.worker;
+  const post = worker.postMessage.bind(worker);
+  window.__tlwHeldLayouts = [];
+  worker.postMessage = (message, ...rest) => {
+    const reveals = message.selectedNodeId === nodeId && message.targetDeepestGroupNodeIdsToExpand;
+    if (window.__tlwHeldLayouts && reveals) window.__tlwHeldLayouts.push(() => post(message, ...rest));
+    else post(message, ...rest);
+  };
+}"""
+RELEASE_LAYOUTS = """() => {
+  const held = window.__tlwHeldLayouts;
+  window.__tlwHeldLayouts = null;
+  for (const send of held) send();
+  return held.length;
+}"""
 
 
 def test_second_widget_renders_without_a_second_asset_transfer(session: Session) -> None:
