@@ -31,13 +31,15 @@ events = []""",
 ]
 
 # Every frame records the viewers' commands it hears (before any of its own scripts listen): the
-# command, and whether it came from the frame's parent window.
+# command, whether it came from the frame's parent window, and the node a selection names.
 HEARD = """(() => {
   window.__tlwHeard = [];
   window.addEventListener("message", (event) => {
     const cmd = event.data && event.data.cmd;
     if (typeof cmd !== "string" || cmd === "tlw-me-fetch-reply") return;
-    window.__tlwHeard.push({ cmd, fromParent: event.source === window.parent });
+    const heard = { cmd, fromParent: event.source === window.parent };
+    if (cmd === "model-explorer-node-selected") heard.nodeId = event.data.nodeId;
+    window.__tlwHeard.push(heard);
   });
 })();"""
 
@@ -182,19 +184,29 @@ def test_model_explorers_app_acts_only_on_messages_from_its_parent_and_its_origi
     select_in_both(session, "relu_1_2")
     kernel.run("events.clear()")
     origin = page_origin if origin == "page" else origin
+    start = page.evaluate(HEARD_COUNT)
     explorer.evaluate(DISPATCH_IN_FRAME, [forged_id, from_parent, origin])
     settle(explorer)
-    explorer_names(explorer, "relu_1_2:1")  # the app's selection did not move ...
-    # ... while the same command from the parent, with its origin, moves it.
+    # The app did not act on it: it reports every selection it makes to the page, and made not that one.
+    assert forged_id not in app_reports(page, start)
+    explorer_names(explorer, "relu_1_2:1")
+    # The same command from the parent, with its origin, moves it: the app reports that selection as it
+    # reports the user's. The page knows it for no press came between, tells the kernel nothing, and
+    # asks the app again for its own selection (it never sent that command).
     explorer.evaluate(DISPATCH_IN_FRAME, [real_id, True, page_origin])
-    explorer_names(explorer, "linear_1_1:1")
-    # The app reports that selection as it reports the user's; the page knows it for its own select's
-    # answer (no press came between) and tells the kernel nothing.
+    page.wait_for_function(f"start => ({APP_REPORTS})(start).includes({real_id!r})", arg=start)
+    explorer_names(explorer, "relu_1_2:1")
     assert kernel.value("w.selected_label") == "relu_1_2:1"
     assert kernel.value("[e for e in events if e[0] == 'w']") == []
-    # The page never sent that command: the app goes back to the page's selection for the next test.
-    explorer.evaluate(DISPATCH_IN_FRAME, [kernel.value("w.selected_node"), True, page_origin])
-    explorer_names(explorer, "relu_1_2:1")
+
+
+# In the page: the nodes Model Explorer's app reported selecting since the page heard `start` messages.
+APP_REPORTS = """start => window.__tlwHeard.slice(start)
+  .filter((m) => m.cmd === 'model-explorer-node-selected').map((m) => m.nodeId)"""
+
+
+def app_reports(page: Any, start: int) -> list[str]:
+    return list(page.evaluate(APP_REPORTS, start))
 
 
 # Run in Model Explorer's frame: the app's report of a selection, as it posts it to the page.
