@@ -129,6 +129,7 @@ export abstract class FrameBridge {
   protected selectedInFrame(nodeId: string): void {
     if (!nodeId || nodeId === this.lastSelected) return;
     this.lastSelected = nodeId;
+    this.reasked = 0;
     this.bridgeOptions.onSelect(nodeId);
   }
 
