@@ -111,12 +111,27 @@ OPENED_CHANGES = (
     ("me_opened_memory", "me.overlay = 'memory'"),  # torchlens' liveness, computed the first round
     ("me_opened_overlay_off", "me.overlay = ''"),
 )
-# Then twelve ops a third of the way down highlighted (around the selected op) and cleared.
+# Then the twelve ops around the one the app shows selected (the expands' last, centred: on screen, as a
+# reader's highlight is) highlighted and cleared. Ops off screen change no pixel: their marks would be
+# timed to the frame's give-up, not to a paint.
 OPENED_HIGHLIGHTS = (
     ("me_opened_highlight", "me.highlight(marked)"),
     ("me_opened_highlight", "me.highlight(None)"),
 )
-MARKED = "marked = [label for label in log.layer_labels[len(log.layer_labels) // 3:][:12]]"
+SELECTED_IN_APP = "() => window.me_test.renderers['0'].selectedNodeId"
+
+
+def marked_around(node_id: str) -> str:
+    """The statement that sets ``marked`` to the twelve op labels around node ``node_id``, in the trace's
+    order."""
+    return (
+        f"_selected = me._source.index.label_of({node_id!r})\n"
+        "_labels = list(log.layer_labels)\n"
+        "_at = next(i for i, label in enumerate(_labels) if _selected.split(':')[0] == label.split(':')[0])\n"
+        "marked = _labels[max(0, _at - 6):_at + 6]"
+    )
+
+
 OPENED_ROWS = (
     "me_opened_overlay_on",
     "me_opened_overlay",
@@ -134,7 +149,9 @@ def me_opened_overlays(results: Results, case: str, notebook: Notebook, repeat: 
     for _ in range(repeat):
         for row, statement in OPENED_CHANGES:
             samples.setdefault(row, []).append(_timed(notebook, ME_CELL, statement).ms)
-    notebook.kernel.run(MARKED)
+    frame = notebook.page.locator(".jp-Notebook .jp-Cell").nth(ME_CELL).locator("iframe.tlw-frame")
+    selected = frame.content_frame.locator("body").evaluate(f"() => ({SELECTED_IN_APP})()")
+    notebook.kernel.run(marked_around(str(selected)))
     for _ in range(repeat):
         for row, statement in OPENED_HIGHLIGHTS:
             samples.setdefault(row, []).append(_timed_me_marks(notebook, ME_CELL, statement).ms)
