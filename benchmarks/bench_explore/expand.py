@@ -150,7 +150,7 @@ def me_opened_overlays(results: Results, case: str, notebook: Notebook, repeat: 
         for row, statement in OPENED_CHANGES:
             samples.setdefault(row, []).append(_timed(notebook, ME_CELL, statement).ms)
     frame = notebook.page.locator(".jp-Notebook .jp-Cell").nth(ME_CELL).locator("iframe.tlw-frame")
-    selected = frame.content_frame.locator("body").evaluate(f"() => ({SELECTED_IN_APP})()")
+    selected = frame.content_frame.locator("body").evaluate(SELECTED_IN_APP)
     notebook.kernel.run(marked_around(str(selected)))
     for _ in range(repeat):
         for row, statement in OPENED_HIGHLIGHTS:

@@ -145,7 +145,7 @@ def test_select_from_kernel_moves_the_viewer(session: Session, artifacts: Any) -
     viewer.wait_for_function(NODE_DRAWN, arg=hidden_id, timeout=60_000)
     viewer.evaluate(AFTER_TWO_FRAMES)
     expect_text(row.locator("td.value .one-line-text").first, label)
-    assert viewer.evaluate(f"() => ({SELECTED_IN_APP})({label_id!r})") is True
+    assert viewer.evaluate(SELECTED_IN_APP, label_id) is True
     assert kernel.value("w.selected_label") == label
 
 
