@@ -30,12 +30,32 @@ export function canvasLook(): string {
 }
 
 /**
- * Resolves once the canvases look other than `before` (a canvasLook()), or after SETTLE_PAINTS paints.
+ * Resolves once the canvases `look` other than `before` (a canvasLook()), or after SETTLE_PAINTS paints.
+ * They are looked at after each paint, and, through `onDraw` (which subscribes a listener to the scene
+ * draws of the change and returns its unsubscribe), right after each such draw: the draw's own animation
+ * frame, not the one after it. Reading the pixels there waits for the raster of that draw, which a frame
+ * of an opened graph spends anyway, and saves a whole frame's wait (one more compositor frame of the page).
  * Paints run only while the frame is on screen: off screen this waits, as a first draw does.
  */
-export async function repainted(before: string): Promise<void> {
-  for (let paint = 0; paint < SETTLE_PAINTS; paint++) {
-    await nextPaint();
-    if (canvasLook() !== before) return;
-  }
+export function repainted(before: string, onDraw: (listener: () => void) => () => void, look = canvasLook): Promise<void> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      stopLooking();
+      resolve();
+    };
+    const lookAgain = () => {
+      if (!settled && look() !== before) settle();
+    };
+    const stopLooking = onDraw(lookAgain);
+    void (async () => {
+      for (let paint = 0; paint < SETTLE_PAINTS && !settled; paint++) {
+        await nextPaint();
+        lookAgain();
+      }
+      settle();
+    })();
+  });
 }

@@ -42,6 +42,8 @@ function centres(service: ThreejsService | undefined): service is Centring {
 
 /** The scenes with a draw asked for the next animation frame, each with the app's own draw of it. */
 const drawPending = new Map<ThreejsService, () => void>();
+/** Called right after each of those draws (paintedStill() looks at the pixels there). */
+const afterDraw = new Set<() => void>();
 
 /** Draws `scene` on the next animation frame, once however many times it is asked before then. */
 function drawOnNextFrame(scene: ThreejsService, draw: () => void): void {
@@ -50,7 +52,14 @@ function drawOnNextFrame(scene: ThreejsService, draw: () => void): void {
   requestAnimationFrame(() => {
     drawPending.delete(scene);
     draw();
+    for (const listener of afterDraw) listener();
   });
+}
+
+/** Calls `listener` after each draw drawOnNextFrame() makes, until the returned function is called. */
+function onStillDraw(listener: () => void): () => void {
+  afterDraw.add(listener);
+  return () => afterDraw.delete(listener);
 }
 
 /** How many changes of the widget's are being painted: the app's animations come back when none is. */
@@ -130,7 +139,7 @@ export function paintedStill(change: () => void): Promise<void> {
     restoreMoves();
     throw error;
   }
-  return repainted(before).finally(restoreMoves);
+  return repainted(before, onStillDraw, canvasLook).finally(restoreMoves);
 }
 
 /**

@@ -1,14 +1,23 @@
 // @vitest-environment happy-dom
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ME_SELECT_NODE } from "../../../../js/model-explorer/protocol";
-import { drawMovesStill, drawWidgetSelectsStill } from "../../../../js/model-explorer/frame/shim-still";
+import { drawMovesStill, drawWidgetSelectsStill, paintedStill } from "../../../../js/model-explorer/frame/shim-still";
+
+// What the graph canvases show (happy-dom has no WebGL to read): a test's draws change it.
+const pixels = vi.hoisted(() => ({ now: "old" }));
+vi.mock("../../../../js/model-explorer/frame/shim-repaint", async (original) => ({
+  ...(await original<typeof import("../../../../js/model-explorer/frame/shim-repaint")>()),
+  canvasLook: () => pixels.now,
+}));
 
 /** The app's three.js service: a draw of the scene, and a camera that glides for `duration` ms. */
 class FakeThreejs {
   draws = 0;
+  paints = ""; // what a draw puts on the canvas ("": it leaves the pixels as they are)
   centred: [number, number, number, number][] = [];
   render(): void {
     this.draws++;
+    if (this.paints) pixels.now = this.paints;
   }
   centerViewAt(x: number, y: number, scale: number, duration = 300): void {
     this.centred.push([x, y, scale, duration]);
@@ -119,5 +128,44 @@ describe("a node the widget selects, revealed and centred at once", () => {
     // happy-dom's events are trusted when dispatched by the environment; a script's are not.
     window.dispatchEvent(Object.defineProperty(new Event("pointerdown"), "isTrusted", { value: true }));
     expect(Object.hasOwn(renderer, "animateIntoPositions")).toBe(false);
+  });
+});
+
+describe("a change the widget makes, called painted from the canvas' pixels", () => {
+  afterEach(() => {
+    delete window.me_test;
+    pixels.now = "old";
+  });
+
+  it("is done right after the draw that changed the pixels, in that draw's own animation frame", async () => {
+    const renderer = new FakeRenderer();
+    install(renderer);
+    renderer.webglRendererThreejsService.paints = "new";
+    let painted = false;
+    void paintedStill(() => renderer.webglRendererThreejsService.render()).then(() => {
+      painted = true;
+    });
+    expect(renderer.draws).toBe(0); // drawn on the next frame, not in the change
+    await nextFrame();
+    await Promise.resolve();
+    expect(renderer.draws).toBe(1);
+    expect(painted).toBe(true); // not a frame later
+  });
+
+  it("is called done after a few paints when no pixel changes (the same colours on what is on screen)", async () => {
+    const renderer = new FakeRenderer();
+    install(renderer);
+    let frames = 0;
+    let painted = false;
+    const counting = () => {
+      frames++;
+      if (!painted) requestAnimationFrame(counting);
+    };
+    requestAnimationFrame(counting);
+    await paintedStill(() => renderer.webglRendererThreejsService.render()).then(() => {
+      painted = true;
+    });
+    expect(renderer.draws).toBe(1);
+    expect(frames).toBeGreaterThanOrEqual(8); // four paints of two frames each
   });
 });
