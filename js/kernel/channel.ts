@@ -17,7 +17,8 @@
 //
 // Where the kernel knows every view is about to ask (a recolour: the `_colour_rev` it sets next), it
 // sends the reply first, to all of them; the channel keeps the latest of each method until its view takes
-// it (`takeAhead`) or asks anew.
+// it (`takeAhead`) or asks anew, and tells the view it landed (`onAhead`: a recolour starts then, not
+// at the trait change).
 //
 // Where no reply arrives at all, the view is told (`onSilence`) and a time-out names the remedy: a relay
 // the kernel could not detect loses the replies, and the page may even see the kernel busy for good
@@ -59,6 +60,11 @@ export interface ChannelHooks {
   onEncoding?: (encoding: BufferEncoding) => void;
   /** No reply for SILENCE_MS of wall-clock time while requests are pending: what to tell the user. */
   onSilence?: (text: string) => void;
+  /**
+   * A reply the kernel sent ahead landed: the view may use it at once, before the trait change that
+   * announces it (which comes in the kernel's next message).
+   */
+  onAhead?: (method: RequestMethod) => void;
 }
 
 /** A random id for one view's channel (crypto.randomUUID needs a secure context; this does not). */
@@ -140,6 +146,11 @@ export class KernelChannel {
     return reply;
   }
 
+  /** The reply to `method` the kernel sent ahead, left for takeAhead(). */
+  peekAhead(method: RequestMethod): Response<unknown> | undefined {
+    return this.ahead.get(method);
+  }
+
   private receive(content: unknown, buffers: DataView[]): void {
     const ahead = parseAhead(content);
     if (ahead) {
@@ -148,7 +159,9 @@ export class KernelChannel {
         this.ahead.set(ahead.method, { result: ahead.result, buffers: carried });
       } catch {
         this.ahead.delete(ahead.method); // undecodable: the view asks, and hears why
+        return;
       }
+      this.hooks.onAhead?.(ahead.method);
       return;
     }
     const response = parseResponse(content);

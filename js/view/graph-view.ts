@@ -37,6 +37,10 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     onEncoding: (encoding) => {
       el.dataset.bufferEncoding = encoding;
     },
+    // Colours sent ahead of their `_colour_rev` are painted as they land (`drawing` exists by then).
+    onAhead: (method) => {
+      if (method === "colours") drawing.recolour();
+    },
     // A draw waiting for a reply that does not come says so, with the remedy (see channel.ts).
     onSilence: (text) => {
       if (model.get("status") === "loading") view.setStatus(text, "loading");
@@ -125,8 +129,9 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     ["change:selected_label", onSelectedLabel],
     ["change:selected_labels", onSelectedLabel],
     ["change:baseline_summary", refreshStatus],
-    // The kernel says the selection's facts changed (a baseline set, changed or cleared): ask again.
-    ["change:_inspect_rev", () => void inspection.refresh()],
+    // The kernel says the selection's facts changed (a baseline set, changed or cleared): ask again,
+    // once the graph shows the change that came with it.
+    ["change:_inspect_rev", () => drawing.afterRecolour(() => void inspection.refresh())],
     ["change:height", () => view.setHeight(model.get("height"))],
     ["change:_graph_rev", () => drawing.redraw()],
     ["change:_colour_rev", () => drawing.recolour()],

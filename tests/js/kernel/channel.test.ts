@@ -56,6 +56,18 @@ describe("KernelChannel", () => {
     expect(model.sent).toEqual([]); // nothing asked
   });
 
+  it("tells its view when a reply sent ahead lands, and lets it look without taking it", () => {
+    const model = new FakeModel();
+    const landed: string[] = [];
+    const channel = new KernelChannel(model, undefined, undefined, { onAhead: (method) => landed.push(method) });
+    model.reply({ type: "ahead", method: "colours", result: { colourRev: 3 } });
+    model.reply({ type: "ahead", method: "colours", result: { colourRev: 4 }, base64_buffers: ["not base64!"] }); // undecodable
+    model.reply({ type: "ahead", method: "colours", result: { colourRev: 5 } });
+    expect(landed).toEqual(["colours", "colours"]); // not for the one it could not decode
+    expect(channel.peekAhead("colours")?.result).toEqual({ colourRev: 5 });
+    expect(channel.takeAhead("colours")?.result).toEqual({ colourRev: 5 }); // still there to take
+  });
+
   it("turns a kernel-side failure into a rejected promise with the kernel's message", async () => {
     const model = new FakeModel();
     const channel = new KernelChannel(model);
