@@ -107,8 +107,8 @@ export class GraphDrawing {
 
   /**
    * The graph's colours changed (`_colour_rev`, or the colours sent ahead of it landed): the frame drawn
-   * takes or asks for them and repaints in place, the graph not sent again. A draw in flight catches up once it has drawn; a paused view draws the
-   * graph with its colours when it is back.
+   * takes or asks for them and repaints in place, the graph not sent again. A draw in flight catches up
+   * once it has drawn; a paused view draws the graph with its colours when it is back.
    */
   recolour(): void {
     if (!this.recolouring) this.recoloured = this.catchUpColours();
@@ -116,14 +116,20 @@ export class GraphDrawing {
 
   /**
    * Runs `then` once the recolour in flight, if any, has painted (or failed): other work the same change
-   * started in this page (the inspector asking the kernel again) then does not compete with its paint.
-   * The viewer frame runs on the same two cores: an overlay switch with the inspector's refresh beside it
-   * painted in 180-220 ms on an opened GPT-2-48 against 110-130 ms after it. A recolour that waits (its
-   * frame off screen) holds `then` back AFTER_RECOLOUR_MAX_MS at most.
+   * started in this page (the inspector asking the kernel again) then does not compete with its paint,
+   * which it did on the same two cores: the memory overlay, whose switch also refreshes the inspector,
+   * painted in 180-220 ms on an opened GPT-2-48 with that refresh beside it, 113-130 ms after it. A
+   * recolour that waits (its frame off screen) holds `then` back AFTER_RECOLOUR_MAX_MS at most.
    */
   afterRecolour(then: () => void): void {
-    const waited = new Promise<void>((resolve) => window.setTimeout(resolve, AFTER_RECOLOUR_MAX_MS));
-    void Promise.race([this.recoloured, waited]).then(then);
+    let timer = 0;
+    const waited = new Promise<void>((resolve) => {
+      timer = window.setTimeout(resolve, AFTER_RECOLOUR_MAX_MS);
+    });
+    void Promise.race([this.recoloured, waited]).then(() => {
+      window.clearTimeout(timer);
+      then();
+    });
   }
 
   /** The selection or the view changed: the picture may be taken again. */
