@@ -136,6 +136,11 @@ INTERNALS = {
     "a query of layer nodes": r'LAYER_NODES="layer_nodes"',
     "matching a node's label": r'NODE_LABEL="title"',
     "a label query tests the node's label": r"\w+\.has\(\w+\.NODE_LABEL\)&&\w+\.test\(\w+\.label\.replace\(",
+    # A highlight's rules (shim-marks.ts markRule, layerRules) name the marked nodes' labels before their
+    # ids or paths: the styler tries a rule's queries in order and stops at the first that fails.
+    "a rule's queries stop at the first that fails": (
+        r"if\(\w+\(\w+\.matchTypes,\w+\.queryRegex,\w+,\w+,\w+\)\.matches\.length===0\)\{\w+=!1;break\}"
+    ),
     "a layer's attributes: the path around it, <root> at the top (ROOT_NAMESPACE)": (
         r'namespace:\w+\.namespace\|\|\w+\.savedNamespace\|\|"<root>"'
     ),

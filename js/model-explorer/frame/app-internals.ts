@@ -7,14 +7,14 @@
 export interface ModelGraph {
   id: string;
   collectionLabel: string;
-  /** An op node's attributes, by key, and the layer path that holds it ("a/b/c"). */
-  nodesById: Record<string, { attrs?: Record<string, unknown>; namespace?: string } | undefined>;
+  /** A node's attributes, by key, the layer path that holds it ("a/b/c") and its label (its box's title). */
+  nodesById: Record<string, { attrs?: Record<string, unknown>; namespace?: string; label?: string } | undefined>;
 }
 
 /** A graph of a collection as the app loaded it (what it processes when the user picks the graph). */
 export interface CollectionGraph {
   id: string;
-  nodes: { id: string; attrs?: { key: string; value: unknown }[] }[];
+  nodes: { id: string; label?: string; attrs?: { key: string; value: unknown }[] }[];
 }
 
 /**

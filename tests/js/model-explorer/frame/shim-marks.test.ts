@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from "vitest";
-import { applyMarks, enclosingLayers, layerRules, markRule } from "../../../../js/model-explorer/frame/shim-marks";
+import { applyMarks, enclosingLayers, layerRules, markedLabels, markRule } from "../../../../js/model-explorer/frame/shim-marks";
 import { nodeMarks } from "../../../../js/model-explorer/marks";
 import { HIGHLIGHT_COLOUR, HIGHLIGHT_FILL, HIGHLIGHT_ROLE_COLOURS, HIGHLIGHT_ROLE_FILLS } from "../../../../js/kernel/protocol";
 
@@ -19,14 +19,39 @@ describe("highlights marked on Model Explorer's drawn graph", () => {
 
   it("matches exactly the op nodes of the mark's ids, whatever their characters", () => {
     const rule = markRule({ nodeIds: ["s1|lm_head|linear||1|1", "a.b(2)"], border: "#D81B60" });
-    const regex = new RegExp(String(rule.queries[0].queryRegex), "i"); // as the app compiles it
+    expect(rule.queries).toHaveLength(2); // no labels known: by type and id only
+    expect(rule.queries[0]).toEqual({ type: "node_type", nodeType: "op_nodes" });
+    const regex = new RegExp(String(rule.queries[1].queryRegex), "i"); // as the app compiles it
     expect(regex.test("id:s1|lm_head|linear||1|1")).toBe(true);
     expect(regex.test("id:a.b(2)")).toBe(true);
     expect(regex.test("id:s1")).toBe(false);
     expect(regex.test("id:aXb(2)")).toBe(false);
     expect(regex.test("label:a.b(2)")).toBe(false);
-    expect(rule.queries[1]).toEqual({ type: "node_type", nodeType: "op_nodes" });
     expect(rule.styles).toEqual({ node_border_color: { id: "node_border_color", value: "#D81B60" } });
+  });
+
+  it("turns away, by label, the nodes no marked op is titled as, before trying their ids", () => {
+    const drawn = { id: "g", collectionLabel: "c", nodesById: { a: { label: "addmm" }, b: { label: "view\n(2)" } } };
+    const loaded = [
+      {
+        id: "rolled",
+        nodes: [
+          { id: "a", label: "addmm (x3)" },
+          { id: "c", label: "relu" },
+        ],
+      },
+    ];
+    const labels = markedLabels([drawn], loaded, ["a", "b"]);
+    expect(labels).toEqual(new Set(["addmm", "view(2)", "addmm (x3)"])); // as the app reads titles: no line breaks
+    const rule = markRule({ nodeIds: ["a", "b"], border: "#D81B60" }, labels);
+    expect(rule.queries.map((query) => query.type)).toEqual(["node_type", "regex", "regex"]);
+    expect(rule.queries[1].matchTypes).toEqual(["title"]);
+    const title = new RegExp(String(rule.queries[1].queryRegex), "i");
+    expect(["addmm", "view(2)", "addmm (x3)"].every((label) => title.test(label))).toBe(true);
+    expect(title.test("relu")).toBe(false);
+    expect(title.test("addmm_2")).toBe(false);
+    // An id with no label anywhere: no rule may filter by label (it would miss that node).
+    expect(markedLabels([drawn], loaded, ["a", "gone"])).toBeNull();
   });
 
   it("puts its marks before the user's own rules (the first match paints) and replaces only its own", () => {
@@ -57,7 +82,7 @@ describe("highlights marked on Model Explorer's drawn graph", () => {
     );
     const rules = layerRules({ nodeIds: ["a"], border: "#D81B60", fill: "#FCE4EC" }, [graph]);
     expect(rules).toHaveLength(3);
-    const [, namespace, title] = rules[1].queries;
+    const [, title, namespace] = rules[1].queries;
     expect(rules[1].queries[0]).toEqual({ type: "node_type", nodeType: "layer_nodes" });
     // as the app compiles and matches them: "namespace:<path around>" among its attributes, its label
     expect(new RegExp(String(namespace.queryRegex), "i").test("namespace:transformer")).toBe(true);
