@@ -2,12 +2,12 @@
 // screen), pausing and resuming it for the page's WebGL budget, a lost WebGL context, giving the
 // frame up for its saved picture once the view is read-only, and keeping that picture.
 import { assetTransfers } from "../kernel/assets";
-import type { KernelChannel } from "../kernel/channel";
+import type { KernelChannel, Response as KernelReply } from "../kernel/channel";
 import { isDisplayed, pausableDeadline, RENDER_BUDGET_MS } from "../shared/deadline";
 import { fetchDrawInputs } from "./draw-inputs";
 import { contextsOf, trackVisibility } from "./webgl-budget";
 import { kernelBusy, lossMessage } from "../kernel/kernel-watch";
-import { coloursFitFacts, highlightRoles, parseColoursReply, type Viewer } from "../kernel/protocol";
+import { type ColoursReply, coloursFitFacts, highlightRoles, parseColoursReply, type Viewer } from "../kernel/protocol";
 import { redrawGuard } from "./redraw-guard";
 import { pictureKeeper } from "./saved-picture";
 import { nodeCount } from "./status-line";
@@ -26,6 +26,16 @@ function drawTimeout(frame: ViewerFrame): Error {
   // Without a reported error the likeliest cause is no WebGL; with one, the error says more.
   const hint = frame.viewer === "model-explorer" && !frame.startupErrors.length ? " (it needs WebGL in this browser)" : "";
   return new Error(`${title} did not draw the graph within ${RENDER_BUDGET_MS / 1000} s on screen${hint}.${reasons}`);
+}
+
+/** The colours reply `ahead` holds for `frame`'s viewer; undefined for none, or another viewer's (a switch raced it). */
+function aheadFor(frame: ViewerFrame, ahead: KernelReply<unknown> | undefined): ColoursReply | undefined {
+  if (!ahead) return undefined;
+  try {
+    return parseColoursReply(frame.viewer, ahead.result, ahead.buffers.length);
+  } catch {
+    return undefined;
+  }
 }
 
 /** How long afterRecolour() holds work back at most, for a recolour that waits for its frame to be on screen. */
@@ -293,7 +303,7 @@ export class GraphDrawing {
     this.recolour(); // colours that changed while it drew
   }
 
-  /** Recolours the frame drawn until it shows the widget's `_colour_rev`, one change at a time. */
+  /** Recolours the frame drawn until it shows the revision wanted (wantedColourRev), one change at a time. */
   private async catchUpColours(): Promise<void> {
     this.recolouring = true;
     try {
@@ -339,13 +349,7 @@ export class GraphDrawing {
    */
   private wantedColourRev(frame: ViewerFrame): number {
     const revision = Number(this.model.get("_colour_rev") ?? 0);
-    const ahead = this.channel.peekAhead("colours");
-    if (!ahead) return revision;
-    try {
-      return Math.max(revision, parseColoursReply(frame.viewer, ahead.result, ahead.buffers.length).colourRev);
-    } catch {
-      return revision; // another viewer's (a switch raced it)
-    }
+    return Math.max(revision, aheadFor(frame, this.channel.peekAhead("colours"))?.colourRev ?? 0);
   }
 
   /**
@@ -354,14 +358,11 @@ export class GraphDrawing {
    */
   private coloursAhead(frame: ViewerFrame): Colours | undefined {
     const ahead = this.channel.takeAhead("colours");
-    if (!ahead) return undefined;
-    try {
-      const reply = parseColoursReply(frame.viewer, ahead.result, ahead.buffers.length);
-      const revision = Number(this.model.get("_colour_rev") ?? 0);
-      return reply.colourRev >= revision && coloursFitFacts(reply, frame.colours.facts) ? { reply, buffers: ahead.buffers } : undefined;
-    } catch {
-      return undefined; // another viewer's (a switch raced it): asked for
-    }
+    const reply = aheadFor(frame, ahead);
+    const revision = Number(this.model.get("_colour_rev") ?? 0);
+    return ahead && reply && reply.colourRev >= revision && coloursFitFacts(reply, frame.colours.facts)
+      ? { reply, buffers: ahead.buffers }
+      : undefined;
   }
 
   /** The colours of the graph `frame` drew, asked for (naming the node facts it holds). */
