@@ -1,12 +1,13 @@
 """Contract test for the Model Explorer internals the frame reaches (js/model-explorer/frame/shim-recolour.ts,
-shim-marks.ts, shim-selection.ts, shim-still.ts, shim-pixel-ratio.ts, shim-hit-boxes.ts): an overlay switch
-adds a run to the app's node-data service, a baseline sets attributes on its graphs' nodes (and its layout
-worker's copy), a highlight sets rules of its node styler, through the renderers the app lists on
-window.me_test, the user's selections are told from the app's answers to the page's, the widget's own
-changes are drawn without the app's move-into-place animation, software WebGL draws at the screen's
-resolution, and the app's invisible hit boxes are not drawn. Each name is looked up in the installed app's
-script, so a new ai-edge-model-explorer that renames one fails here, by name, instead of as an overlay
-switch or a highlight that silently draws nothing."""
+shim-runs-in-place.ts, shim-marks.ts, shim-selection.ts, shim-still.ts, shim-pixel-ratio.ts,
+shim-hit-boxes.ts): an overlay switch adds a run to the app's node-data service (or sets, switches or
+clears it in place), a baseline sets attributes on its graphs' nodes (and its layout worker's copy), a
+highlight sets rules of its node styler, through the renderers the app lists on window.me_test, the
+user's selections are told from the app's answers to the page's, the widget's own changes are drawn
+without the app's move-into-place animation, software WebGL draws at the screen's resolution, and the
+app's invisible hit boxes are not drawn. Each name is looked up in the installed app's script, so a new
+ai-edge-model-explorer that renames one fails here, by name, instead of as an overlay switch or a
+highlight that silently draws nothing."""
 
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ def app_script() -> str:
     return bundle.files[name].decode()
 
 
-# What shim-recolour.ts uses, as the minified script spells it (names of methods and fields survive
-# minification; parameters do not).
+# What shim-recolour.ts and shim-runs-in-place.ts use, as the minified script spells it (names of methods
+# and fields survive minification; parameters do not).
 INTERNALS = {
     "the app's test handle on window": r'="me_test"',
     "each renderer lists itself by pane index": r"\[\w+\]\.renderers\[\w+\]=this",
@@ -45,13 +46,29 @@ INTERNALS = {
     "matching a node's attributes as key:value": r'ATTRIBUTE="list"',
     "an op node's id among its attributes": r"n\.id=i\.id",
     "the styles a rule sets": r'NODE_BG_COLOR="node_bg_color".{0,80}NODE_BORDER_COLOR="node_border_color"',
-    # An overlay switch restyled in place (shim-recolour.ts restyledInPlace, docs/recolour-opened-graph.md):
+    # An overlay switch restyled in place (shim-runs-in-place.ts restyledInPlace,
+    # docs/recolour-opened-graph.md):
     # the renderer redraws everything only for another results object, so the same one is filled anew
     # by the app's own colouring, the runs set again and the pane's run selected under a new id, and
     # the renderer draws the bars, the nodes' styles and the scene once.
     "the renderer redraws only for another results object": (
         r"\w+=this\.webglRendererNdpService\.curNodeDataProviderResults\(\),\w+=this\.webglRendererNdpService"
         r"\.curNodeDataProviderRun\(\);\w+!==this\.prevNodeDataProviderData&&\(this\.handleCurNodeDataProviderResultsChanged\("
+    ),
+    # An overlay set from none and a clear in place (shim-runs-in-place.ts addedInPlace, clearedInPlace):
+    # the renderer is told the results it drew last are the new ones, before they are published.
+    "the renderer keeps the results and run it drew last, as fields": (
+        r"prevNodeDataProviderData=void 0;prevNodeDataProviderRun=void 0;"
+    ),
+    "the renderer's redraw effect remembers what it drew": (
+        r"handleCurNodeDataProviderResultsChanged\(this\.prevNodeDataProviderRun,\w+\),"
+        r"this\.prevNodeDataProviderData=\w+,this\.prevNodeDataProviderRun=\w+\)"
+    ),
+    "a run added as addRun makes it: its id, name, state, extension": (
+        r"\w+\[e\]=\{runId:e,runName:n,done:s!=null,results:"
+    ),
+    "deleting a run selects the graph's next run, or none, for its panes": (
+        r"deleteRun\(e\)\{.{0,300}setSelectedNodeDataProviderRunId\(n\.id,r\.length>0\?r\[0\]\.runId:void 0\)"
     ),
     "its results are the pane's selected run's, for its graph": (
         r"curNodeDataProviderRun=\w+\(\(\)=>this\.webglRenderer\?this\.nodeDataProviderExtensionService"

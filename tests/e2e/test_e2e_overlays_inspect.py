@@ -180,7 +180,7 @@ def test_model_explorer_restyles_an_opened_graph_in_place(session: Session, arti
     drawing in place: the same frame and canvas, the results object the renderer holds filled anew
     (no full redraw of the scene, which costs a dozen frames of an opened graph), the canvas in the
     new overlay's colours, the info panel showing the new overlay's value for the selected op (the old
-    overlay's row gone). Clearing the overlay still works."""
+    overlay's row gone). Clearing the overlay and setting one from none are in place too."""
     kernel, page = session.kernel, session.page.page
     iframe = page.locator("iframe.tlw-frame").first
     handle = iframe.element_handle()
@@ -234,19 +234,29 @@ def test_model_explorer_restyles_an_opened_graph_in_place(session: Session, arti
         assert draws <= 6, f"{change} drew the opened graph {draws} times"
         assert canvas.evaluate("canvas => canvas.__tlwMark") == "before the switch", "the app drew anew"
 
-    # Cleared: the app's own route (the run deleted), the node data gone from the canvas and the panel,
-    # drawn still as well.
-    frame.evaluate(WATCH_RENDERER)
-    look = canvas.screenshot()
-    drawn = kernel.draws("w")
-    kernel.run("w.overlay = ''")
-    kernel.wait_drawn("w", since=drawn, timeout=120)
-    assert changed_fraction(look, canvas.screenshot()) > 0.002, "clearing the overlay changed no pixel"
-    frame.evaluate(PAST_ANY_ANIMATION)
-    assert frame.evaluate("window.tlwDraws") <= 8, "clearing the overlay drew the graph animated"
-    expect(frame.get_by_text("addmm_light")).to_have_count(0, timeout=30_000)
-    assert iframe.evaluate("frame => frame.__tlwMark") == "before the switch"
-    kernel.run("w.overlay = 'time'")  # the state the next tests start from
+    # Cleared, then set from none: in place too (the run removed, then one added, with no full redraw of
+    # the scene and no animation), the node data gone from the canvas and the panel, then back.
+    for overlay, provider, gone in (("", None, "addmm_light"), ("time", "time (ms per op)", None)):
+        frame.evaluate(WATCH_RENDERER)
+        look = canvas.screenshot()
+        drawn = kernel.draws("w")
+        kernel.run(f"w.overlay = {overlay!r}")
+        kernel.wait_drawn("w", since=drawn, timeout=120)
+        change = f"setting {overlay!r} from none" if overlay else "clearing the overlay"
+        assert changed_fraction(look, canvas.screenshot()) > 0.002, f"{change} changed no pixel"
+        frame.evaluate(PAST_ANY_ANIMATION)
+        assert frame.evaluate("window.tlwFullRedraws") == 0, f"{change} redrew the whole scene"
+        assert frame.evaluate("window.tlwDraws") <= 8, f"{change} drew the graph animated"
+        if gone:
+            expect(frame.get_by_text(gone)).to_have_count(0, timeout=30_000)
+        if provider:
+            value = kernel.value(f"w._colouring.overlay.values()[{node_id!r}]")
+            row = panel.locator("tr", has_text=provider).first
+            expect(row).to_be_visible(timeout=30_000)
+            expect(row).to_contain_text(_js_number(value), timeout=30_000)
+        assert iframe.evaluate("frame => frame.__tlwMark") == "before the switch"
+        assert canvas.evaluate("canvas => canvas.__tlwMark") == "before the switch", "the app drew anew"
+    assert kernel.value("w.overlay") == "time"  # the state the next tests start from
 
 
 # Twenty animation frames of the Model Explorer frame: longer than any of the app's 200 ms animations

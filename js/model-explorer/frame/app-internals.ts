@@ -38,6 +38,8 @@ export interface NodeDataRun {
   runName: string;
   collectionId: string;
   done?: boolean;
+  /** The extension that computed it ("" for a file added from the page), as addRun sets it. */
+  extensionId?: string;
   /** The file as parsed (graph id -> its values and how to colour them). */
   nodeDataProviderData?: Record<string, { showExpandedSummaryOnGroupNode?: boolean } | undefined>;
   /**
@@ -108,6 +110,12 @@ export interface Renderer {
   webglRendererThreejsService?: ThreejsService;
   /** Restores every node's colours and applies the selected run's, the selection's and the styler's. */
   updateNodesStyles?(): void;
+  /**
+   * The results (and run) the renderer drew last: its effect redraws the whole scene when the pane's
+   * selected run has other results than these (another object, or none).
+   */
+  prevNodeDataProviderData?: Record<string, unknown>;
+  prevNodeDataProviderRun?: NodeDataRun;
   /**
    * Draws the scene on every animation frame for 200 ms while its meshes move into place, setting each
    * frame's progress with `progress` (by default on every mesh of the renderer).

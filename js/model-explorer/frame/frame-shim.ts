@@ -3,7 +3,7 @@
 // server API from the parent page, and keeps the app off the network and off the page's history.
 // Its parts: the message guard (shim-guard.ts), the offline app (shim-offline.ts), the widget's
 // layout (shim-layout.ts), the graph at the screen's resolution in software WebGL (shim-pixel-ratio.ts),
-// an overlay switch and highlights in place (shim-recolour.ts, shim-marks.ts),
+// an overlay switch and highlights in place (shim-recolour.ts, shim-runs-in-place.ts, shim-marks.ts),
 // drawn without the app's move-into-place animation as the widget's selects are (shim-still.ts), the
 // app's invisible hit boxes left undrawn (shim-hit-boxes.ts), whose
 // node selections are the user's (shim-selection.ts) and the reports to the parent (shim-reports.ts).

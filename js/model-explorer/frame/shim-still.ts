@@ -128,7 +128,10 @@ function centreAtOnce(onCentred: () => void): () => void {
 /**
  * Makes the widget's `change` to the graph already drawn, drawn still; resolves once the change is on
  * the canvas (shim-repaint.ts). A change that throws gives the animation back and throws: nothing to wait
- * for.
+ * for. The app's effects that react to a change the shim drew itself (its selection effect, after an
+ * overlay set from none) run when its change detection does, on an animation frame of its own that can
+ * come right after the one that painted the change: the animation comes back only on the frame after
+ * that, so they draw still too.
  */
 export function paintedStill(change: () => void): Promise<void> {
   const before = canvasLook();
@@ -139,7 +142,9 @@ export function paintedStill(change: () => void): Promise<void> {
     restoreMoves();
     throw error;
   }
-  return repainted(before, onStillDraw, canvasLook).finally(restoreMoves);
+  const painted = repainted(before, onStillDraw, canvasLook);
+  void painted.then(() => requestAnimationFrame(() => restoreMoves()));
+  return painted;
 }
 
 /**

@@ -42,7 +42,7 @@ type Run = {
  * An app whose pane shows a run of ours (selected for it, as addRun left it), with a renderer that
  * records what it is asked to draw; the app's colouring stands in as "value -> colour of the value".
  */
-function appShowingOurRun() {
+function appShowingOurRun({ lastDrawn = false } = {}) {
   const calls: string[] = [];
   const graph = { id: "00-execution", collectionLabel: "gpt2", nodesById: {} };
   const results = { a: { value: 1, bgColor: "#1" } } as Record<string, unknown>;
@@ -57,7 +57,9 @@ function appShowingOurRun() {
     },
     other: { runId: "other", runName: "x", collectionId: "another widget's", done: true, results: {}, nodeDataProviderData: {} },
   };
-  const panes = [{ id: "pane-0", modelGraph: graph, selectedNodeDataProviderRunId: "tlw-3-0" }];
+  const panes: { id: string; modelGraph: typeof graph; selectedNodeDataProviderRunId?: string }[] = [
+    { id: "pane-0", modelGraph: graph, selectedNodeDataProviderRunId: "tlw-3-0" },
+  ];
   const showOnNode: Record<string, { selected?: boolean }> = {};
   const runsSignal = Object.assign(() => runs, {
     set: (next: typeof runs) => {
@@ -100,9 +102,11 @@ function appShowingOurRun() {
       render: () => calls.push("render"),
     },
     updateNodesStyles: () => calls.push("styles"),
+    // the app's renderer keeps the results it drew last (an app that does not: lastDrawn false)
+    ...(lastDrawn ? { prevNodeDataProviderData: results, prevNodeDataProviderRun: runs["tlw-3-0"] } : {}),
   };
   window.me_test = { renderers: { "0": renderer as unknown as Renderer } };
-  return { calls, results, runs: () => runs, showOnNode, renderer };
+  return { calls, results, runs: () => runs, showOnNode, renderer: renderer as typeof renderer & Renderer, panes };
 }
 
 const FLOPS = '{"00-execution":{"results":{"a":{"value":7},"b":{"value":9}}}}';
@@ -196,13 +200,58 @@ describe("an overlay switch inside the Model Explorer frame", () => {
     expect(calls).toEqual(["runs.set, pane-0 selecting tlw-7-0", "remove bars", "remove texts", "bars", "styles", "render"]);
   });
 
-  it("takes the app's own route to clear, and for a first overlay", () => {
+  it("adds a first overlay in place: the run addRun would make, told to the renderer as drawn, one draw", () => {
+    const { calls, runs, renderer, panes } = appShowingOurRun({ lastDrawn: true });
+    delete runs()["tlw-3-0"]; // no overlay yet
+    panes[0].selectedNodeDataProviderRunId = undefined;
+    expect(replaceRuns(request([{ pane: 0, name: "flops", json: FLOPS }]))).toEqual(["in-place"]);
+    const added = runs()["tlw-7-0"];
+    expect(added).toEqual({
+      runId: "tlw-7-0",
+      runName: "flops",
+      done: true,
+      results: { "00-execution": { a: { value: 7, bgColor: "#7" }, b: { value: 9, bgColor: "#9" } } },
+      extensionId: "",
+      collectionId: "gpt2",
+      nodeDataProviderData: JSON.parse(FLOPS),
+    });
+    // the renderer's redraw effect compares the pane's results with these: the same object, no redraw
+    expect(renderer.prevNodeDataProviderData).toBe(added.results["00-execution"]);
+    expect(renderer.prevNodeDataProviderRun).toBe(added);
+    // the panes published after the runs: with no run selected, the renderer's run read only the panes
+    expect(calls).toEqual([
+      "runs.set, pane-0 selecting tlw-7-0",
+      "select pane-0 tlw-7-0",
+      "remove bars",
+      "remove texts",
+      "bars",
+      "styles",
+      "render",
+    ]);
+  });
+
+  it("clears an overlay in place: the run removed, the renderer told it drew none, one draw", () => {
+    const { calls, runs, renderer } = appShowingOurRun({ lastDrawn: true });
+    expect(replaceRuns(request([]))).toEqual(["in-place"]);
+    expect(Object.keys(runs())).toEqual(["other"]);
+    expect(renderer.prevNodeDataProviderData).toBeUndefined();
+    expect(renderer.prevNodeDataProviderRun).toBeUndefined();
+    expect(calls).toEqual(["runs.set, pane-0 selecting undefined", "remove bars", "remove texts", "bars", "styles", "render"]);
+  });
+
+  it("takes the app's own route to clear and for a first overlay when the renderer keeps no last results, or a run of the user's is there", () => {
     const first = fakeApp(["gpt2"]);
     expect(replaceRuns(request([{ pane: 0, name: "flops", json: "{}" }]))).toEqual(["replaced"]); // the user's run "start"
     expect(Object.keys(first).sort()).toEqual(["other", "tlw-7-0"]);
-    const { calls } = appShowingOurRun();
+    const { calls } = appShowingOurRun(); // an app whose renderer does not keep what it drew last
     expect(replaceRuns(request([]))).toEqual(["replaced"]);
     expect(calls).toEqual(["deleteRun tlw-3-0"]);
+
+    const laidOut = appShowingOurRun({ lastDrawn: true }); // summaries under the layers: the app lays out again
+    delete laidOut.runs()["tlw-3-0"];
+    const summary = '{"00-execution":{"showExpandedSummaryOnGroupNode":true,"results":{}}}';
+    expect(replaceRuns(request([{ pane: 0, name: "flops", json: summary }]))).toEqual(["replaced"]);
+    expect(laidOut.calls).toEqual(["addRun tlw-7-0"]);
   });
 
   it("takes the app's own route when only a full redraw or a layout shows the change", () => {

@@ -132,7 +132,8 @@ describe("a node the widget selects, revealed and centred at once", () => {
 });
 
 describe("a change the widget makes, called painted from the canvas' pixels", () => {
-  afterEach(() => {
+  afterEach(async () => {
+    await nextFrame(); // the hold of a change painted ends a frame later
     delete window.me_test;
     pixels.now = "old";
   });
@@ -150,6 +151,16 @@ describe("a change the widget makes, called painted from the canvas' pixels", ()
     await Promise.resolve();
     expect(renderer.draws).toBe(1);
     expect(painted).toBe(true); // not a frame later
+  });
+
+  it("keeps the app's moves still a frame longer: an effect of the app's that runs after the paint draws still", async () => {
+    const renderer = new FakeRenderer();
+    install(renderer);
+    renderer.webglRendererThreejsService.paints = "new";
+    await paintedStill(() => renderer.webglRendererThreejsService.render());
+    expect(Object.hasOwn(renderer, "animateIntoPositions")).toBe(true); // the app's change detection may run now
+    await nextFrame();
+    expect(Object.hasOwn(renderer, "animateIntoPositions")).toBe(false); // its own animations back
   });
 
   it("is called done after a few paints when no pixel changes (the same colours on what is on screen)", async () => {
