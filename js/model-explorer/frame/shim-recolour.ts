@@ -29,10 +29,11 @@ export function replaceRuns(request: ShimRecolourRequest): RecolourRoute[] {
     if (!graph) throw new Error(`pane ${pane} shows no graph yet`);
     const files = request.files.filter((candidate) => candidate.pane === pane);
     const runId = `tlw-${request.id}-${pane}`;
+    const target = { renderer, service, pane, graph };
     const inPlace =
       files.length === 1
-        ? restyledInPlace(renderer, service, pane, graph, files[0], runId) || addedInPlace(renderer, service, pane, graph, files[0], runId)
-        : files.length === 0 && clearedInPlace(renderer, service, pane, graph);
+        ? restyledInPlace(target, files[0], runId) || addedInPlace(target, files[0], runId)
+        : files.length === 0 && clearedInPlace(target);
     if (inPlace) {
       routes.push("in-place");
       continue;

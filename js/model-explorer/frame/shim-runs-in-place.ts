@@ -17,7 +17,15 @@ import type { RecolourFile } from "../protocol";
 const NODE_DATA_ON_NODE = "Node data provider: ";
 
 /** The runs of ours a pane's recolour works on (ids of the form tlw-<request>-<pane>). */
-export const OUR_RUN = /^tlw-\d+-\d+$/;
+const OUR_RUN = /^tlw-\d+-\d+$/;
+
+/** The pane a recolour changes: the app (through its first renderer), its node-data service, the graph shown. */
+export interface PaneTarget {
+  renderer: Renderer;
+  service: NodeDataService;
+  pane: number;
+  graph: ModelGraph;
+}
 
 /** A renderer with every member the in-place routes call. */
 type RestylableRenderer = Renderer &
@@ -34,7 +42,7 @@ interface PaneInPlace {
  * other pane shows the same graph, every renderer drawing it can restyle, and none writes a run's values
  * on the nodes ("view on node": only a full redraw writes them). Null otherwise.
  */
-function paneInPlace(renderer: Renderer, service: NodeDataService, pane: number, graph: ModelGraph): PaneInPlace | null {
+function paneInPlace({ renderer, service, pane, graph }: PaneTarget): PaneInPlace | null {
   const app = renderer.appService;
   const paneId = app.panes()[pane]?.id;
   if (!paneId || typeof service.processNodeDataProviderDataForGraph !== "function" || typeof service.runs.set !== "function") return null;
@@ -47,7 +55,7 @@ function paneInPlace(renderer: Renderer, service: NodeDataService, pane: number,
 }
 
 /** The collection's runs, when they are one run of ours, selected for the pane. */
-function ourSelectedRun(renderer: Renderer, service: NodeDataService, pane: number, graph: ModelGraph): NodeDataRun | null {
+function ourSelectedRun({ renderer, service, pane, graph }: PaneTarget): NodeDataRun | null {
   const ofCollection = Object.values(service.runs()).filter((run) => run.collectionId === graph.collectionLabel);
   const run = ofCollection[0];
   if (ofCollection.length !== 1 || !OUR_RUN.test(run.runId)) return null;
@@ -64,16 +72,10 @@ function laysOut(data: NodeDataRun["nodeDataProviderData"], graph: ModelGraph): 
  * app's own colouring (the renderer's effects compare it by identity and do not fire), the run renamed
  * `runId`. False, nothing touched, when the pane shows no run of ours or the file is laid out otherwise.
  */
-export function restyledInPlace(
-  renderer: Renderer,
-  service: NodeDataService,
-  pane: number,
-  graph: ModelGraph,
-  file: RecolourFile,
-  runId: string,
-): boolean {
-  const place = paneInPlace(renderer, service, pane, graph);
-  const run = place && ourSelectedRun(renderer, service, pane, graph);
+export function restyledInPlace(target: PaneTarget, file: RecolourFile, runId: string): boolean {
+  const { service, graph } = target;
+  const place = paneInPlace(target);
+  const run = place && ourSelectedRun(target);
   const results = run?.results?.[graph.id];
   if (!place || !run || !results || typeof results !== "object") return false;
   const data = service.getNodeDataProviderData(file.json, graph) as NonNullable<NodeDataRun["nodeDataProviderData"]>;
@@ -92,7 +94,7 @@ export function restyledInPlace(
   delete runs[run.runId];
   run.runId = runId;
   runs[runId] = run;
-  publish(renderer, service, pane, runs, runId);
+  publish(target, runs, runId);
   drawOnce(place.drawing);
   return true;
 }
@@ -103,15 +105,9 @@ export function restyledInPlace(
  * drawing the pane is told it drew last. False, nothing touched, when the collection has runs already,
  * the file is laid out (summaries under the expanded layers) or a renderer does not keep its last results.
  */
-export function addedInPlace(
-  renderer: Renderer,
-  service: NodeDataService,
-  pane: number,
-  graph: ModelGraph,
-  file: RecolourFile,
-  runId: string,
-): boolean {
-  const place = paneInPlace(renderer, service, pane, graph);
+export function addedInPlace(target: PaneTarget, file: RecolourFile, runId: string): boolean {
+  const { service, graph } = target;
+  const place = paneInPlace(target);
   if (!place?.drawing.every(keepsLastResults)) return false;
   if (Object.values(service.runs()).some((run) => run.collectionId === graph.collectionLabel)) return false;
   const data = service.getNodeDataProviderData(file.json, graph) as NonNullable<NodeDataRun["nodeDataProviderData"]>;
@@ -131,11 +127,11 @@ export function addedInPlace(
     each.prevNodeDataProviderData = results;
     each.prevNodeDataProviderRun = run;
   }
-  publish(renderer, service, pane, { ...service.runs(), [runId]: run }, runId);
+  publish(target, { ...service.runs(), [runId]: run }, runId);
   // With no run selected, the renderer's run (a computed signal) read the list of panes only, not the
   // runs: it sees the new run once the panes are published anew. That also wakes the renderer's selection
   // effect, which draws the node styles again (still, as the widget's selects are).
-  renderer.appService.setSelectedNodeDataProviderRunId(place.paneId, runId);
+  target.renderer.appService.setSelectedNodeDataProviderRunId(place.paneId, runId);
   drawOnce(place.drawing);
   return true;
 }
@@ -145,9 +141,10 @@ export function addedInPlace(
  * no results last. False, nothing touched, when the pane shows other runs than one of ours, its run is
  * laid out (the app lays the graph out again without it) or a renderer does not keep its last results.
  */
-export function clearedInPlace(renderer: Renderer, service: NodeDataService, pane: number, graph: ModelGraph): boolean {
-  const place = paneInPlace(renderer, service, pane, graph);
-  const run = place && ourSelectedRun(renderer, service, pane, graph);
+export function clearedInPlace(target: PaneTarget): boolean {
+  const { service, graph } = target;
+  const place = paneInPlace(target);
+  const run = place && ourSelectedRun(target);
   if (!place || !run || !place.drawing.every(keepsLastResults) || laysOut(run.nodeDataProviderData, graph)) return false;
   for (const each of place.drawing) {
     each.prevNodeDataProviderData = undefined;
@@ -155,7 +152,7 @@ export function clearedInPlace(renderer: Renderer, service: NodeDataService, pan
   }
   const runs = { ...service.runs() };
   delete runs[run.runId];
-  publish(renderer, service, pane, runs, undefined);
+  publish(target, runs, undefined);
   drawOnce(place.drawing);
   return true;
 }
@@ -166,13 +163,7 @@ export function clearedInPlace(renderer: Renderer, service: NodeDataService, pan
  * selection effect (it redraws the node styles and animates the highlight layers). The info panel, its
  * node-data summary and the renderers read the runs again.
  */
-function publish(
-  renderer: Renderer,
-  service: NodeDataService,
-  pane: number,
-  runs: Record<string, NodeDataRun>,
-  runId: string | undefined,
-): void {
+function publish({ renderer, service, pane }: PaneTarget, runs: Record<string, NodeDataRun>, runId: string | undefined): void {
   const shown = renderer.appService.panes()[pane];
   if (shown) shown.selectedNodeDataProviderRunId = runId;
   service.runs.set(runs);
