@@ -95,7 +95,7 @@ class Overlay:
         values = self.values(graph_id)
         return {labels[node_id]: value for node_id, value in values.items() if node_id in labels}
 
-    @property
+    @functools.cached_property
     def measured(self) -> int:
         return len(self.values(EXECUTION_GRAPH))
 
@@ -103,9 +103,10 @@ class Overlay:
     def total(self) -> int:
         return self.graph_sizes.get(EXECUTION_GRAPH, 0)
 
-    @property
+    @functools.cached_property
     def summary(self) -> str:
-        """The coverage line shown next to the control."""
+        """The coverage line shown next to the control: made once (an overlay's values never change),
+        since every switch to this overlay sends it again."""
         missing = self.total - self.measured
         reasons = [
             f"{self.coverage.get(key, 0)} {text}"
