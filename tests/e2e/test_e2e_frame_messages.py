@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from tests.helpers.harness import JupyterServer, KernelAccess, open_info_panel, select_in_viewer_ui
@@ -284,11 +285,19 @@ SLOW_IMAGES = """() => {
 
 
 def export_through_the_menu(session: Session, item: str, tmp_path: Any) -> Any:
-    """Netron's menu, `item` clicked; the file the page downloaded."""
+    """Netron's menu, `item` clicked; the file the page downloaded. With none, the failure says what the
+    widgets' notices said (the page names a refused export there), and Netron's menu is closed, so that
+    the next test opens it afresh."""
     netron = session.frame("Netron")
+    page = session.page.page
     netron.locator("#menu-button").click()
-    with session.page.page.expect_download(timeout=60_000) as download_info:
-        netron.locator("button.menu-command", has_text=item).click()
+    try:
+        with page.expect_download(timeout=60_000) as download_info:
+            netron.locator("button.menu-command", has_text=item).click()
+    except PlaywrightTimeoutError:
+        notices = page.locator(".tlw-notice").all_inner_texts()
+        netron.locator("body").press("Escape")
+        raise AssertionError(f"{item}: no download in 60 s; the widgets' notices: {notices}") from None
     download = download_info.value
     path = tmp_path / download.suggested_filename
     download.save_as(path)
