@@ -7,7 +7,7 @@ import { isDisplayed, pausableDeadline, RENDER_BUDGET_MS } from "../shared/deadl
 import { fetchDrawInputs } from "./draw-inputs";
 import { contextsOf, trackVisibility } from "./webgl-budget";
 import { kernelBusy, lossMessage } from "../kernel/kernel-watch";
-import { type ColoursReply, coloursFitFacts, highlightRoles, parseColoursReply, type Viewer } from "../kernel/protocol";
+import { coloursFitFacts, highlightRoles, parseColoursReply, type Viewer } from "../kernel/protocol";
 import { redrawGuard } from "./redraw-guard";
 import { pictureKeeper } from "./saved-picture";
 import { nodeCount } from "./status-line";
@@ -28,11 +28,11 @@ function drawTimeout(frame: ViewerFrame): Error {
   return new Error(`${title} did not draw the graph within ${RENDER_BUDGET_MS / 1000} s on screen${hint}.${reasons}`);
 }
 
-/** The colours reply `ahead` holds for `frame`'s viewer; undefined for none, or another viewer's (a switch raced it). */
-function aheadFor(frame: ViewerFrame, ahead: KernelReply<unknown> | undefined): ColoursReply | undefined {
+/** The colours `ahead` holds for `frame`'s viewer; undefined for none, or another viewer's (a switch raced it). */
+function aheadFor(frame: ViewerFrame, ahead: KernelReply<unknown> | undefined): Colours | undefined {
   if (!ahead) return undefined;
   try {
-    return parseColoursReply(frame.viewer, ahead.result, ahead.buffers.length);
+    return { reply: parseColoursReply(frame.viewer, ahead.result, ahead.buffers.length), buffers: ahead.buffers };
   } catch {
     return undefined;
   }
@@ -349,7 +349,7 @@ export class GraphDrawing {
    */
   private wantedColourRev(frame: ViewerFrame): number {
     const revision = Number(this.model.get("_colour_rev") ?? 0);
-    return Math.max(revision, aheadFor(frame, this.channel.peekAhead("colours"))?.colourRev ?? 0);
+    return Math.max(revision, aheadFor(frame, this.channel.peekAhead("colours"))?.reply.colourRev ?? 0);
   }
 
   /**
@@ -357,12 +357,9 @@ export class GraphDrawing {
    * its way) and fit the node facts `frame` shows.
    */
   private coloursAhead(frame: ViewerFrame): Colours | undefined {
-    const ahead = this.channel.takeAhead("colours");
-    const reply = aheadFor(frame, ahead);
+    const colours = aheadFor(frame, this.channel.takeAhead("colours"));
     const revision = Number(this.model.get("_colour_rev") ?? 0);
-    return ahead && reply && reply.colourRev >= revision && coloursFitFacts(reply, frame.colours.facts)
-      ? { reply, buffers: ahead.buffers }
-      : undefined;
+    return colours && colours.reply.colourRev >= revision && coloursFitFacts(colours.reply, frame.colours.facts) ? colours : undefined;
   }
 
   /** The colours of the graph `frame` drew, asked for (naming the node facts it holds). */
