@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import base64
 import copy
+import gc
 import gzip
 import json
+import weakref
 from collections.abc import Callable
 
 import pytest
@@ -25,6 +27,7 @@ from tests.helpers.saved_pages import saved
 from tests.helpers.view_requests import Wire, ask
 from torchlens_widgets import _offline
 from torchlens_widgets._errors import SelfComparisonError
+from torchlens_widgets.diffing import baseline as baseline_module
 from torchlens_widgets.diffing.baseline import (
     BASELINE_ATTR_KEYS,
     BASELINE_OVERLAY_NAME,
@@ -327,6 +330,32 @@ def test_a_baseline_set_changed_or_cleared_tells_every_view_to_inspect_again():
     revisions.append(w._inspect_rev)
     assert revisions == sorted(set(revisions)) and len(revisions) == 4
     assert "baseline" not in w._answer_inspect({})[0]
+
+
+def test_a_baseline_set_again_reuses_its_facts_while_the_reference_lives(monkeypatch):
+    """A reader who clears a baseline and sets it again, or goes back and forth between two, waits for
+    torchlens' diff_report once per reference; a reference the user dropped is freed, not kept."""
+    torch.manual_seed(0)
+    model = TinyMLP()
+    first, second = identical_pair(model)
+    w = tlw.explore(trace(perturbed(model, "l2")))
+    reports: list[object] = []
+    real = baseline_module.diff_report
+    counted = lambda log, ref: reports.append(ref) or real(log, ref)  # noqa: E731
+    monkeypatch.setattr(baseline_module, "diff_report", counted)
+    for ref in (first, None, first, second, first, second):
+        w.baseline = ref
+    assert reports == [first, second]
+    summary = dict(w.baseline_summary)
+    w.baseline = None
+    held = weakref.ref(second)
+    reports.clear()
+    del ref, second
+    gc.collect()
+    assert held() is None  # the cleared baseline is not kept alive by the widget
+    third = trace(copy.deepcopy(model))
+    w.baseline = third
+    assert reports == [third] and w.baseline_summary.keys() == summary.keys()
 
 
 def test_nodes_without_a_difference_say_why(two_pass_log):

@@ -20,6 +20,7 @@ from .._overlays import (
 from .._privacy import refuse_under_public
 from .._trace import require_trace
 from ..diffing.baseline import BaselineFacts, baseline_facts, delta_overlay
+from ..diffing.facts_cache import FactsByReference
 from ..graph_model import TraceGraph
 from .base import ViewerWidget
 
@@ -60,9 +61,9 @@ class Colouring:
         self._reinspect = reinspect
         self._overlays = overlays
         self.overlay: Overlay | None = None  # the overlay on screen
-        # The baseline's facts and the reference they were computed for.
+        # The baseline's facts, and those of the references set before, while they live.
         self.facts: BaselineFacts | None = None
-        self._facts_of: tuple[Any, BaselineFacts] | None = None
+        self._facts_by_reference = FactsByReference()
 
     def open(self, overlay: str, baseline: Any) -> None:
         """The opening overlay and baseline, checked before anything is drawn (refusals raise)."""
@@ -180,10 +181,11 @@ class Colouring:
     # ----- baseline ---------------------------------------------------------------------------------
 
     def check_baseline(self, ref: Any) -> BaselineFacts:
-        """The facts of ``ref`` against this trace (cached for the last one); raises, typed and with
-        torchlens' remedy, for a reference it cannot compare."""
-        if self._facts_of is not None and self._facts_of[0] is ref:
-            return self._facts_of[1]
+        """The facts of ``ref`` against this trace (kept while ``ref`` lives: facts_cache.py); raises,
+        typed and with torchlens' remedy, for a reference it cannot compare."""
+        kept = self._facts_by_reference.get(ref)
+        if kept is not None:
+            return kept
         if self._privacy_profile == "public":
             raise refuse_under_public(
                 "baseline= compares saved values", "explore with privacy_profile='local'."
@@ -191,7 +193,7 @@ class Colouring:
         require_trace(ref, "baseline")
         # SelfComparisonError when log is ref
         facts = baseline_facts(self._log, ref, payload=self._graph.payload)
-        self._facts_of = (ref, facts)
+        self._facts_by_reference.put(ref, facts)
         return facts
 
     def rebase(self, ref: Any, overlay: str) -> None:
@@ -214,6 +216,4 @@ class Colouring:
 
     def _apply_facts(self, facts: BaselineFacts | None) -> None:
         self.facts = facts
-        if facts is None:
-            self._facts_of = None
         self._tell_facts(facts)

@@ -1,0 +1,41 @@
+"""The baseline facts a widget computed, kept per reference trace while that trace lives: a reader who
+clears a baseline and sets it again (or goes back and forth between two) waits for torchlens'
+``diff_report`` once per reference, not at every set. The facts hold no reference to the trace; the
+cache holds the trace weakly, so a baseline the user dropped is freed as before."""
+
+from __future__ import annotations
+
+import weakref
+from collections import OrderedDict
+from typing import Any
+
+from .baseline import BaselineFacts
+
+# References whose facts are kept (the most recently used).
+KEPT = 4
+
+
+class FactsByReference:
+    """Reference trace -> its facts against one subject trace, for up to KEPT live references."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[int, tuple[weakref.ref[Any], BaselineFacts]] = OrderedDict()
+
+    def get(self, ref: Any) -> BaselineFacts | None:
+        entry = self._kept.get(id(ref))
+        if entry is None or entry[0]() is not ref:
+            return None
+        self._kept.move_to_end(id(ref))
+        return entry[1]
+
+    def put(self, ref: Any, facts: BaselineFacts) -> None:
+        key = id(ref)
+        try:
+            # The entry goes with the trace (its id may then name another object).
+            held = weakref.ref(ref, lambda _: self._kept.pop(key, None))
+        except TypeError:  # an object that takes no weak reference: not kept
+            return
+        self._kept[key] = (held, facts)
+        self._kept.move_to_end(key)
+        while len(self._kept) > KEPT:
+            self._kept.popitem(last=False)
