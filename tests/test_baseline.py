@@ -358,6 +358,26 @@ def test_a_baseline_set_again_reuses_its_facts_while_the_reference_lives(monkeyp
     assert reports == [third] and w.baseline_summary.keys() == summary.keys()
 
 
+@pytest.mark.parametrize("viewer", ["model-explorer", "netron"])
+def test_a_baseline_set_again_sends_the_bytes_made_for_it_before(viewer):
+    """Back to a baseline shown before: its delta overlay and its facts on the graph are the ones made
+    then (no new encoding of every node's facts in the kernel)."""
+    torch.manual_seed(0)
+    model = TinyMLP()
+    first, second = identical_pair(model)
+    w = tlw.explore(trace(perturbed(model, "l2")), viewer=viewer)
+    w.baseline = first
+    w.overlay = "delta"
+    shown = w._colouring.overlay
+    _, buffers = w._answer_colours({"facts": ""})
+    w.baseline = second
+    assert w._colouring.overlay is not shown
+    w.baseline = first
+    _, again = w._answer_colours({"facts": ""})
+    assert w._colouring.overlay is shown
+    assert len(again) == len(buffers) > 0 and all(a is b for a, b in zip(again, buffers, strict=True))
+
+
 def test_nodes_without_a_difference_say_why(two_pass_log):
     torch.manual_seed(0)
     plain, extra = Tanh(False), Tanh(True)

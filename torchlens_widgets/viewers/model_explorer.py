@@ -17,6 +17,7 @@ from .._protocol import ModelExplorerColours, ModelExplorerGraph, NodeAttributes
 from .._trace import drawn_id, record_for_label, resolve_name
 from .._viewer_versions import SUPPORTED, checked_version
 from ..diffing.baseline import BASELINE_ATTR_KEYS, BaselineFacts
+from ..diffing.facts_cache import MadeOncePerFacts
 from ..diffing.labels import EXECUTION_GRAPH_INDEX, execution_labels
 from ..graph_model import ModelExplorerPayload, NodeIndex, TraceGraph
 
@@ -142,7 +143,7 @@ class ModelExplorerSource:
         # torchlens exports; the app starts with the graph's ids when the graph lands.
         self._graph = graph
         self.baseline: BaselineFacts | None = None
-        self._baseline_wire: tuple[BaselineFacts, bytes] | None = None
+        self._baseline_wires: MadeOncePerFacts[bytes] = MadeOncePerFacts()
         self.node_marks: Mapping[str, str] = {}
         self._marks_wire: tuple[Mapping[str, str], bytes] | None = None
 
@@ -202,9 +203,9 @@ class ModelExplorerSource:
         return self._marks_wire[1]
 
     def _baseline_attributes_wire(self, facts: BaselineFacts) -> bytes:
-        if self._baseline_wire is None or self._baseline_wire[0] is not facts:
-            self._baseline_wire = (facts, gzip_json(baseline_attributes(self.payload.collection, facts)))
-        return self._baseline_wire[1]
+        return self._baseline_wires.get(
+            facts, lambda: gzip_json(baseline_attributes(self.payload.collection, facts))
+        )
 
     def highlight_ids(self, labels: Iterable[str]) -> list[str]:
         """The node ids that mark ``labels``: each op's node (a module stands for the op it returned)."""

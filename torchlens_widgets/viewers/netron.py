@@ -51,6 +51,7 @@ from .netron_index import NetronNodeIndex, index_entries
 
 if TYPE_CHECKING:
     from ..diffing.baseline import BaselineFacts
+from ..diffing.facts_cache import MadeOncePerFacts
 
 # The options of torchlens' Netron exporter a widget exposes (``depth``, ``show_buffers``), checked by it.
 ShowBuffers = Literal["never", "meaningful", "always"]
@@ -276,7 +277,7 @@ class NetronSource:
         self._options = (privacy_profile, depth, show_buffers)
         self.baseline: BaselineFacts | None = None
         # The companion with the baseline's rows as sent (gzip), and the facts it was made of.
-        self._baseline_wire: tuple[BaselineFacts, bytes] | None = None
+        self._baseline_wires: MadeOncePerFacts[bytes] = MadeOncePerFacts()
         self.node_marks: Mapping[str, str] = {}
         self._marks_wire: tuple[Mapping[str, str], bytes] | None = None
         # id -> (the overlay, its values by node name): the overlay is held, so its id is not reused.
@@ -335,11 +336,13 @@ class NetronSource:
     def _baseline_attachment(self, facts: BaselineFacts) -> bytes:
         """torchlens' companion with the baseline's rows added, made once per baseline: every graph
         reply (an overlay switch too) sends it while the baseline is set."""
-        if self._baseline_wire is None or self._baseline_wire[0] is not facts:
+
+        def made() -> bytes:
             companion = json.loads(self.artifact.attachment_json)
             companion["metadata"] += baseline_metadata(facts, (entry.node_id for entry in self.index))
-            self._baseline_wire = (facts, gzip_json(companion))
-        return self._baseline_wire[1]
+            return gzip_json(companion)
+
+        return self._baseline_wires.get(facts, made)
 
     def _marks_attachment(self, marks: Mapping[str, str]) -> bytes:
         """torchlens' companion with a "not in runs" row on each node of an op some runs lack."""

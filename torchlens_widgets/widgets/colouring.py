@@ -20,7 +20,7 @@ from .._overlays import (
 from .._privacy import refuse_under_public
 from .._trace import require_trace
 from ..diffing.baseline import BaselineFacts, baseline_facts, delta_overlay
-from ..diffing.facts_cache import FactsByReference
+from ..diffing.facts_cache import FactsByReference, MadeOncePerFacts
 from ..graph_model import TraceGraph
 from .base import ViewerWidget
 
@@ -64,6 +64,7 @@ class Colouring:
         # The baseline's facts, and those of the references set before, while they live.
         self.facts: BaselineFacts | None = None
         self._facts_by_reference = FactsByReference()
+        self._delta_overlays: MadeOncePerFacts[Overlay] = MadeOncePerFacts()
 
     def open(self, overlay: str, baseline: Any) -> None:
         """The opening overlay and baseline, checked before anything is drawn (refusals raise)."""
@@ -173,7 +174,8 @@ class Colouring:
                 "The 'delta' overlay needs a baseline. Remedy: set w.baseline = <another trace of this "
                 "model> (or explore(log, baseline=ref)) first."
             )
-        return delta_overlay(self._graph.payload.collection, self.facts)
+        facts = self.facts
+        return self._delta_overlays.get(facts, lambda: delta_overlay(self._graph.payload.collection, facts))
 
     def _redraw(self) -> None:
         self._widget._recolour()
