@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import gc
 import json
 import tempfile
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import torch
 import torchlens as tl
 
 import torchlens_widgets as tlw
@@ -151,3 +153,19 @@ def netron_expand_target(index: Any) -> str:
     inside = Counter(entry.graph for entry in index)
     calls = (entry for entry in index if not entry.graph and entry.module_address)
     return str(max(calls, key=lambda entry: inside[entry.node_id]).node_id)
+
+
+def other_run(model: Any, x: Any, seed: int, scale: float = 1e-2) -> Any:
+    """A trace of ``model`` on ``x`` with noise (of ``seed``) added to every floating parameter and to a
+    floating input: a baseline a reader compares with, whose deltas are not zero (a trace of the same
+    weights and input differs by nothing, so its delta overlay would draw no colour). Two seeds give two
+    baselines whose deltas are spread differently over the graph."""
+    generator = torch.Generator().manual_seed(seed)
+    other = copy.deepcopy(model)
+    with torch.no_grad():
+        for parameter in other.parameters():
+            if parameter.is_floating_point():
+                parameter.add_(torch.randn(parameter.shape, generator=generator) * scale)
+        if x.is_floating_point():
+            x = x + torch.randn(x.shape, generator=generator) * scale
+        return tl.trace(other, x)

@@ -11,7 +11,7 @@ SETUP = """import sys, time, torch, torchlens as tl, torchlens_widgets as tlw
 sys.path.insert(0, {repo!r})
 from benchmarks.bench_kernel import (
     best_ms, explored, held_mb, me_expand_targets, memory_strip_reply, netron_expand_target,
-    netron_export, shown, shown_first, write_served_files, _export_cache)
+    netron_export, other_run, shown, shown_first, write_served_files, _export_cache)
 from torchlens import observe
 from benchmarks.bench_models import build
 model, x = build({case!r})

@@ -2,19 +2,21 @@
 the same script inside each page: Model Explorer reveals an op inside collapsed layers (its own
 select-node message, which expands every layer on the way), Netron opens a module call's body (a click
 on its box's "show function" icon, then back). Timed inside the page, until painted. Then, on Model
-Explorer's graph left opened (its last target selected, the layers around it expanded), the overlay
-switches of the inplace part, timed as there: a frame of an opened graph costs many times a collapsed
-one's in software WebGL, so how many the app draws per switch shows here. Last, the memory strip shown
-under that graph, and its mark moved by selects."""
+Explorer's graph left opened (its last target selected, the layers around it expanded), the overlays,
+baseline and highlight of the inplace part, timed as there and read from the page's pixels too
+(pixels.py): a frame of an opened graph costs many times a collapsed one's in software WebGL, so how
+many the app draws per change shows here. Last, the memory strip shown under that graph, and its mark
+moved by selects."""
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 
 from benchmarks.bench_explore.cells import ME_CELL, NETRON_CELL
-from benchmarks.bench_explore.in_place import QUIET_S, _timed, _timed_me_marks
+from benchmarks.bench_explore.in_place import BASELINE_CHANGES, SETUP, Timed, _timed, _timed_me_marks, quiet
 from benchmarks.bench_explore.notebook import Notebook
 from benchmarks.bench_explore.page_scripts import RENDER_TIMEOUT_MS
+from benchmarks.bench_explore.pixels import PagePixels, canvas_box
 from benchmarks.bench_explore.results import Results, step
 from tests.helpers.harness import KernelAccess
 
@@ -97,19 +99,21 @@ def timed_in_widget(notebook: Notebook, cell: int, script: str, targets: list[st
     frame = notebook.page.locator(".jp-Notebook .jp-Cell").nth(cell).locator("iframe.tlw-frame").content_frame
     times = []
     for target in targets:
-        time.sleep(QUIET_S)
+        quiet(notebook)
         times.append(frame.locator("body").evaluate(f"(_, target) => ({script})(target)", target))
     return times
 
 
-# On the opened graph: an overlay set (from none: the app's own route), switched twice (restyled in
-# place), cleared. Each row's statements run in this order, ``repeat`` rounds.
-OPENED_CHANGES = (
+# On the opened graph: an overlay set (from none), switched twice, switched to torchlens' memory picture,
+# cleared; then a baseline with its delta shown switched and cleared, as in the inplace part. Each row's
+# statements run in this order, ``repeat`` rounds (a row of None: untimed).
+OPENED_CHANGES: tuple[tuple[str | None, str], ...] = (
     ("me_opened_overlay_on", "me.overlay = 'time'"),
     ("me_opened_overlay", "me.overlay = 'flops'"),
     ("me_opened_overlay", "me.overlay = 'bytes'"),
     ("me_opened_memory", "me.overlay = 'memory'"),  # torchlens' liveness, computed the first round
     ("me_opened_overlay_off", "me.overlay = ''"),
+    *((row and f"me_opened_{row}", statement.format(w="me")) for row, statement in BASELINE_CHANGES),
 )
 # Then the twelve ops around the one the app shows selected (the expands' last, centred: on screen, as a
 # reader's highlight is) highlighted and cleared. Ops off screen change no pixel: their marks would be
@@ -132,31 +136,74 @@ def marked_around(node_id: str) -> str:
     )
 
 
-OPENED_ROWS = (
+OPENED_TIMED = (
     "me_opened_overlay_on",
     "me_opened_overlay",
     "me_opened_memory",
     "me_opened_overlay_off",
+    "me_opened_baseline",
+    "me_opened_unbaseline",
     "me_opened_highlight",
 )
+OPENED_ROWS = (
+    *OPENED_TIMED,
+    *(f"{row}_pixels" for row in OPENED_TIMED),
+    "me_opened_pixels_seen",
+    "me_opened_pixels_apart",
+    "me_opened_pixels_steps",
+)
+# The screencast's last frames reach the bench a moment after the counter moved.
+FRAMES_SETTLE_MS = 300
 
 
 def me_opened_overlays(results: Results, case: str, notebook: Notebook, repeat: int) -> None:
     """Times OPENED_CHANGES and OPENED_HIGHLIGHTS on the Model Explorer widget as the expands left it
-    (kernel change -> drawn; a highlight: -> the frame said its marks are on the canvas)."""
-    notebook.kernel.run("me.overlay = ''")  # from none, whatever the inplace part left
+    (kernel change -> drawn; a highlight: -> the frame said its marks are on the canvas), and each the
+    same from the page's own pixels (pixels.py): kernel change -> the first frame of the tab whose
+    pixels over the canvas changed. Rows "<row>_pixels"; "me_opened_pixels_seen", of how many changes
+    the pixels showed one; "me_opened_pixels_apart", pixels minus the widget's figure."""
+    page, kernel = notebook.page, notebook.kernel
+    kernel.run("me.overlay = ''\nme.baseline = None")  # from none, whatever the inplace part left
+    kernel.run(SETUP, timeout=1800)  # the baselines, if the inplace part did not run
     samples: dict[str, list[float]] = {}
-    for _ in range(repeat):
-        for row, statement in OPENED_CHANGES:
-            samples.setdefault(row, []).append(_timed(notebook, ME_CELL, statement).ms)
-    frame = notebook.page.locator(".jp-Notebook .jp-Cell").nth(ME_CELL).locator("iframe.tlw-frame")
-    selected = frame.content_frame.locator("body").evaluate(SELECTED_IN_APP)
-    notebook.kernel.run(marked_around(str(selected)))
-    for _ in range(repeat):
-        for row, statement in OPENED_HIGHLIGHTS:
-            samples.setdefault(row, []).append(_timed_me_marks(notebook, ME_CELL, statement).ms)
+    seen = changes = 0
+    screen = PagePixels(page)
+    screen.start()
+    try:
+
+        def timed(row: str, timer: Callable[[Notebook, int, str], Timed], statement: str) -> None:
+            nonlocal seen, changes
+            box = canvas_box(page, ME_CELL)
+            ms = timer(notebook, ME_CELL, statement).ms
+            started = kernel.value("started['change']") * 1000
+            page.wait_for_timeout(FRAMES_SETTLE_MS)
+            pictures = screen.changes(started, box)
+            screen.forget()
+            samples.setdefault(row, []).append(ms)
+            changes += 1
+            samples.setdefault("me_opened_pixels_steps", []).append(len(pictures))
+            if pictures:
+                seen += 1
+                samples.setdefault(f"{row}_pixels", []).append(pictures[0] - started)
+                samples.setdefault("me_opened_pixels_apart", []).append(pictures[0] - started - ms)
+
+        for _ in range(repeat):
+            for row, statement in OPENED_CHANGES:
+                if row is None:
+                    kernel.run(statement, timeout=1800)
+                else:
+                    timed(row, _timed, statement)
+        frame = page.locator(".jp-Notebook .jp-Cell").nth(ME_CELL).locator("iframe.tlw-frame")
+        selected = frame.content_frame.locator("body").evaluate(SELECTED_IN_APP)
+        kernel.run(marked_around(str(selected)))
+        for _ in range(repeat):
+            for row, statement in OPENED_HIGHLIGHTS:
+                timed(row, _timed_me_marks, statement)
+    finally:
+        screen.stop()
     for row, times in samples.items():
         results.put(row, case, times)
+    results.put("me_opened_pixels_seen", case, f"{seen} of {changes}")
 
 
 # The memory strip of the widget in cell i: its data-* once shown and drawn anew (its mark: once the
@@ -190,13 +237,13 @@ def me_opened_strip(results: Results, case: str, notebook: Notebook, repeat: int
         return dict(drawn.json_value())
 
     for _ in range(repeat):
-        time.sleep(QUIET_S)
+        quiet(notebook)
         data = drawn_after("me.timeline = 'memory'", "drawnAt")
         started = kernel.value("started['change']") * 1000
         samples.setdefault("me_strip_shown", []).append(float(data["drawnAt"]) - started)
         samples.setdefault("me_strip_draw", []).append(float(data["drawnAt"]) - float(data["repliedAt"]))
         for target in targets:
-            time.sleep(QUIET_S)
+            quiet(notebook)
             data = drawn_after(f"me.select({target!r})", "selectedPoint")
             moved = float(data["drawnAt"]) - kernel.value("started['change']") * 1000
             samples.setdefault("me_strip_mark", []).append(moved)

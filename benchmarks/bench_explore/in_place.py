@@ -32,14 +32,25 @@ MARK_FRAME = """i => {
 SAME_FRAME = """i => !!document.querySelectorAll('.jp-Notebook .jp-Cell')[i]
   ?.querySelector('.tlw-root iframe.tlw-frame')?.tlwBeforeChange"""
 
-# Each change and the one that undoes it, so every repeat starts from the same state.
+# Each change and the one that undoes it, so every repeat starts from the same state. A row of None is
+# a statement run untimed, to set the state up.
 OVERLAYS = ("time", "flops", "bytes", "")
-SETUP = """ref = tl.trace(model, x)  # a baseline of the same model and input: every difference is 0
-marked = [label for label in log.layer_labels[len(log.layer_labels) // 3:][:12]]"""
+SETUP = """marked = [label for label in log.layer_labels[len(log.layer_labels) // 3:][:12]]
+if 'base_a' not in globals():  # two other runs of the model: baselines whose deltas are not zero
+    base_a, base_b = other_run(model, x, 1), other_run(model, x, 2)"""
+# A baseline a reader sees: its delta shown. It is set with its delta untimed, then switched to the other
+# run (its delta recoloured; the first round: torchlens' diff_report too) and back, then cleared (the
+# delta goes with it). A baseline set with no delta shown changes no pixel of the graph.
+BASELINE_CHANGES = [
+    (None, "{w}.baseline = base_a\n{w}.overlay = 'delta'"),
+    ("baseline", "{w}.baseline = base_b"),
+    ("baseline", "{w}.baseline = base_a"),
+    ("unbaseline", "{w}.baseline = None"),
+]
 # Each statement's row ("unbaseline": the baseline cleared).
-CHANGES = {
+CHANGES: dict[str, list[tuple[str | None, str]]] = {
     "overlay": [("overlay", f"{{w}}.overlay = {overlay!r}") for overlay in OVERLAYS],
-    "baseline": [("baseline", "{w}.baseline = ref"), ("unbaseline", "{w}.baseline = None")],
+    "baseline": BASELINE_CHANGES,
     "highlight": [("highlight", "{w}.highlight(marked)"), ("highlight", "{w}.highlight(None)")],
 }
 
@@ -48,6 +59,12 @@ CHANGES = {
 # Model Explorer app has been parked for the next explorer (js/model-explorer/parked-app.ts, seconds of
 # CPU on two cores), which would otherwise be timed with the change.
 QUIET_S = 4.0
+
+
+def quiet(notebook: Notebook) -> None:
+    """Waits QUIET_S in the page's event loop, not asleep: what the page sends meanwhile (a screencast's
+    frames, pixels.py) is taken and answered as it comes."""
+    notebook.page.wait_for_timeout(QUIET_S * 1000)
 
 
 @dataclass
@@ -67,7 +84,7 @@ class Timed:
 
 def _timed(notebook: Notebook, cell: int, statement: str) -> Timed:
     """Times ``statement`` to the view's next draw (see Timed)."""
-    time.sleep(QUIET_S)
+    quiet(notebook)
     before = notebook.page.evaluate(MARK_FRAME, cell)
     notebook.kernel.run(f"started['change'] = time.time()\n{statement}\nstarted['changed'] = time.time()")
     timings = notebook.page.wait_for_function(
@@ -98,7 +115,7 @@ MARKED_AGAIN = f"""([i, before]) => {{
 def _timed_me_marks(notebook: Notebook, cell: int, statement: str) -> Timed:
     """Ms from the kernel running ``statement`` until the frame said its marks are on the canvas."""
     page = notebook.page
-    time.sleep(QUIET_S)
+    quiet(notebook)
     page.evaluate(MARK_FRAME, cell)
     before = page.evaluate(MARKED_AT, cell)
     notebook.kernel.run(f"started['change'] = time.time()\n{statement}")
@@ -112,7 +129,7 @@ def _timed_netron_marks(notebook: Notebook, cell: int, statement: str) -> Timed:
     before the kernel runs ``statement`` until the frame's marks changed, polled from here (every
     20 ms, so up to that much late)."""
     page = notebook.page
-    time.sleep(QUIET_S)
+    quiet(notebook)
     page.evaluate(MARK_FRAME, cell)
     frame = page.locator(".jp-Notebook .jp-Cell").nth(cell).locator("iframe.tlw-frame").content_frame
     marks = frame.locator("g.node.tlw-highlight")
@@ -141,6 +158,9 @@ def in_place(results: Results, case: str, notebook: Notebook, repeat: int) -> No
             kept: dict[str, int] = {}
             for _ in range(repeat):
                 for row, statement in statements:
+                    if row is None:
+                        notebook.kernel.run(statement.format(w=widget), timeout=1800)
+                        continue
                     timer = MARKS[viewer] if change == "highlight" else _timed
                     timed = timer(notebook, cell, statement.format(w=widget))
                     samples.setdefault(row, []).append(timed.ms)

@@ -35,7 +35,9 @@ NOTES = """\
 - drawn graph (overlay, baseline, highlight): from the kernel running the change to the view's next
   draw (its draw counter; a highlight: until its marks are painted), on the widgets first drawn, each
   after the page was quiet 4 s; "same frame": the frame element marked before the change is still
-  there (no new frame, no app boot). A baseline is a second trace of the same model and input. Each is
+  there (no new frame, no app boot). A baseline is another run of the model (noise on its weights
+  and float input: its deltas are not zero), set with its delta overlay shown (untimed), then switched
+  to a second such run and back, then cleared. Each is
   split: the kernel running the change (torchlens' work: building an overlay the first time, a
   baseline's diff_report); until the view asked for the graph; until the graph was in the page (the
   kernel's reply); the browser's paint.
@@ -43,7 +45,11 @@ NOTES = """\
   first drawn, each after the page was quiet 4 s. Model Explorer: its own select-node message for an op
   inside collapsed layers (in a different block each time) until those layers are expanded in the graph
   its renderer draws and two frames painted; Netron: a click on the "show function" icon of the root
-  graph's biggest module call until its body is laid out and painted (then back)."""
+  graph's biggest module call until its body is laid out and painted (then back). Then, on Model
+  Explorer's graph left opened, overlays, a baseline and a highlight, timed as on the first view and
+  also read from the page's pixels: the tab's composited frames (Chromium's screencast, each stamped
+  when made) until the first whose pixels over the canvas differ from the last frame before the change.
+  "apart": that time minus the widget's own figure, for each change the pixels showed."""
 
 
 def table(results: Results, cases: list[str]) -> str:
