@@ -6,7 +6,7 @@
 // the app's own route. A baseline's facts are set on the nodes as the app's own addNodeAttributes sets
 // them, and removed from them when it is cleared.
 import { appRenderer, appRenderers, CLEARED_ATTRIBUTE, type ModelGraph, UPDATE_NODE_ATTRIBUTES_EVENT } from "./app-internals";
-import { type AttributeChanges, mergedAttrs } from "../node-attributes";
+import { type AttributeChanges, mergedAttrs, mergedAttrsObject } from "../node-attributes";
 import { SHIM_RECOLOUR, SHIM_RECOLOURED, type ShimPost, type ShimRecolourRequest } from "../protocol";
 import { addedInPlace, clearedInPlace, restyledInPlace } from "./shim-runs-in-place";
 import { paintedStill } from "./shim-still";
@@ -76,7 +76,8 @@ export function setAttributes(attributes: AttributeChanges, panes: number): void
     for (const [nodeId, attrs] of Object.entries(ofGraph)) {
       if (!graph.nodesById[nodeId]) continue;
       // The worker merges, as the app's addNodeAttributes has it do; its copy is keyed by pane.
-      const merged = Object.fromEntries(Object.entries(attrs).map(([key, value]) => [key, value ?? CLEARED_ATTRIBUTE]));
+      const merged: Record<string, string | typeof CLEARED_ATTRIBUTE> = {};
+      for (const key in attrs) merged[key] = attrs[key] ?? CLEARED_ATTRIBUTE;
       renderer.workerService.worker.postMessage({
         eventType: UPDATE_NODE_ATTRIBUTES_EVENT,
         modelGraphId: graph.id,
@@ -90,10 +91,7 @@ export function setAttributes(attributes: AttributeChanges, panes: number): void
   for (const graph of drawn)
     for (const [nodeId, attrs] of Object.entries(attributes[graph.id] ?? {})) {
       const node = graph.nodesById[nodeId];
-      if (!node) continue;
-      const kept = Object.entries(node.attrs ?? {}).filter(([key]) => !(key in attrs));
-      const set = Object.entries(attrs).filter(([, value]) => value !== null);
-      node.attrs = Object.fromEntries([...kept, ...set]);
+      if (node) node.attrs = mergedAttrsObject(node.attrs ?? {}, attrs);
     }
 }
 
