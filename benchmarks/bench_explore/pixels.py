@@ -10,19 +10,14 @@ from __future__ import annotations
 
 import base64
 import io
-import threading
-from dataclasses import dataclass
 from typing import Any
 
 from PIL import Image, ImageChops
 
+from tests.helpers.pixels import graph_boxes
 
-@dataclass(frozen=True)
-class Box:
-    x: float
-    y: float
-    width: float
-    height: float
+# A graph area in the page: graph_boxes()' dicts (x, y, width, height in the viewport's CSS pixels).
+Box = dict[str, float]
 
 
 class PagePixels:
@@ -30,17 +25,15 @@ class PagePixels:
     the epoch (the clock the kernel's `time.time()` and the page's `Date.now()` share)."""
 
     def __init__(self, page: Any) -> None:
-        self._page = page
         self._session = page.context.new_cdp_session(page)
+        # Heard while the bench waits on the page (Playwright's sync API runs handlers in this thread).
         self._frames: list[tuple[float, str]] = []
-        self._lock = threading.Lock()
         self._session.on("Page.screencastFrame", self._on_frame)
 
     def _on_frame(self, params: dict[str, Any]) -> None:
         # The browser sends the next frame only once this one is acknowledged.
         self._session.send("Page.screencastFrameAck", {"sessionId": params["sessionId"]})
-        with self._lock:
-            self._frames.append((float(params["metadata"]["timestamp"]) * 1000, params["data"]))
+        self._frames.append((float(params["metadata"]["timestamp"]) * 1000, params["data"]))
 
     def start(self) -> None:
         self._session.send("Page.startScreencast", {"format": "png", "everyNthFrame": 1})
@@ -53,8 +46,7 @@ class PagePixels:
         frame before them (the first compared with the last frame made before ``started_ms``): when
         the change was first seen, and any picture it went through on the way (empty if no frame came
         before, or none changed)."""
-        with self._lock:
-            frames = sorted(self._frames, key=lambda frame: frame[0])
+        frames = sorted(self._frames, key=lambda frame: frame[0])
         earlier = [data for at, data in frames if at < started_ms]
         if not earlier:
             return []
@@ -70,15 +62,14 @@ class PagePixels:
 
     def forget(self) -> None:
         """Drops the frames kept (each a PNG of the page) but the last, the next change's "before"."""
-        with self._lock:
-            self._frames = sorted(self._frames, key=lambda frame: frame[0])[-1:]
+        self._frames = sorted(self._frames, key=lambda frame: frame[0])[-1:]
 
 
 def _crop(data: str, box: Box) -> Image.Image:
     # The screencast's frames are at the page's CSS pixels (a device scale factor of 1, no maxWidth).
     image = Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB")
-    left, top = round(box.x), round(box.y)
-    return image.crop((left, top, left + round(box.width), top + round(box.height)))
+    left, top = round(box["x"]), round(box["y"])
+    return image.crop((left, top, left + round(box["width"]), top + round(box["height"])))
 
 
 def _differs(before: Image.Image, after: Image.Image) -> bool:
@@ -88,9 +79,8 @@ def _differs(before: Image.Image, after: Image.Image) -> bool:
 
 
 def canvas_box(page: Any, cell: int) -> Box:
-    """The Model Explorer canvas of the widget in ``cell``, in the page's CSS pixels (the viewport's)."""
-    frame = page.locator(".jp-Notebook .jp-Cell").nth(cell).locator("iframe.tlw-frame").content_frame
-    box = frame.locator("webgl-renderer canvas.main").first.bounding_box()
-    if box is None:
-        raise RuntimeError(f"the Model Explorer canvas in cell {cell} is not shown")
-    return Box(box["x"], box["y"], box["width"], box["height"])
+    """What a reader sees of the Model Explorer canvas of the widget in ``cell`` (one widget a cell)."""
+    boxes = graph_boxes(page, cell)
+    if not boxes:
+        raise RuntimeError(f"the graph of the widget in cell {cell} is not on screen")
+    return boxes[0]
