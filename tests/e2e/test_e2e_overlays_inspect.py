@@ -25,8 +25,9 @@ CELLS = [
 from transformers import GPT2Config, GPT2LMHeadModel
 torch.manual_seed(0)
 model = GPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=64, n_head=2, vocab_size=1000, n_positions=64)).eval()
+tokens = torch.randint(0, 1000, (1, 12))
 with torch.no_grad():
-    log = tl.trace(model, torch.randint(0, 1000, (1, 12)))
+    log = tl.trace(model, tokens)
     bare = tl.trace(model, torch.randint(0, 1000, (1, 12)),
                     capture=tl.options.CaptureOptions(structure_only=True))""",
     "w = tlw.explore(log, height=620)\nw",
@@ -278,6 +279,67 @@ def _wait_for_pixels_to_change(canvas: Any, before: bytes, change: str, timeout:
 def _js_number(value: float) -> str:
     """How the app writes a value (JavaScript's String(number))."""
     return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+# Two other runs of the model on the same tokens, one with block 1's c_attn moved, one with block 0's:
+# baselines whose deltas differ on the opened view (before block 1's c_attn, zero in one and not in the
+# other).
+OTHER_RUNS = """import copy
+def moved(address):
+    other = copy.deepcopy(model)
+    torch.manual_seed(1)
+    with torch.no_grad():
+        weight = other.get_submodule(address).weight
+        weight.add_(torch.randn_like(weight) * 0.5)
+        return tl.trace(other, tokens)
+other_a, other_b = moved('transformer.h.1.attn.c_attn'), moved('transformer.h.0.attn.c_attn')"""
+
+
+def test_a_baseline_on_an_opened_graph_is_set_switched_and_cleared_in_place(
+    session: Session, artifacts: Any
+) -> None:
+    """On the graph the last test left opened to a selected op: a baseline set (its facts in the info
+    panel), its delta shown, switched to another run (the delta's colours change) and cleared (the
+    delta goes with it): each in the same frame and canvas, with no full redraw of the scene and no
+    animation, the changes with colours read from the canvas' pixels."""
+    kernel, page = session.kernel, session.page.page
+    iframe = page.locator("iframe.tlw-frame").first
+    handle = iframe.element_handle()
+    frame = handle.content_frame() if handle else None
+    assert frame is not None
+    canvas = frame.locator("webgl-renderer canvas.main").first
+    label, node_id = kernel.value("opened_op")
+    frame.wait_for_function(NODE_SHOWN, arg=node_id, timeout=60_000)
+    kernel.run(OTHER_RUNS)
+    open_info_panel(session.frame)
+    panel = session.frame.locator("info-panel")
+    diff_status = panel.locator("tr").filter(has=session.frame.locator("td.key", has_text="diff_status"))
+
+    def changed_in_place(statement: str, change: str, colours: bool) -> None:
+        page.wait_for_timeout(1_000)  # the last change's animations done
+        frame.evaluate(WATCH_RENDERER)
+        look = canvas.screenshot()
+        drawn = kernel.draws("w")
+        kernel.run(statement)
+        kernel.wait_drawn("w", since=drawn, timeout=120)
+        if colours:
+            assert changed_fraction(look, canvas.screenshot()) > 0.002, f"{change} changed no pixel"
+        frame.evaluate(PAST_ANY_ANIMATION)
+        assert frame.evaluate("window.tlwFullRedraws") == 0, f"{change} redrew the whole scene"
+        assert frame.evaluate("window.tlwDraws") <= 8, f"{change} drew the graph animated"
+        assert iframe.evaluate("frame => frame.__tlwMark") == "before the switch", f"{change}: a new frame"
+        assert canvas.evaluate("canvas => canvas.__tlwMark") == "before the switch", f"{change}: drawn anew"
+
+    changed_in_place("w.baseline = other_a", "setting a baseline", colours=False)
+    status = kernel.value(f"w._colouring.facts.by_label[{label!r}].status")
+    expect(diff_status.locator("td.value .one-line-text").first).to_have_text(status, timeout=30_000)
+    changed_in_place("w.overlay = 'delta'", "showing its delta", colours=True)
+    changed_in_place("w.baseline = other_b", "switching the baseline", colours=True)
+    session.root.screenshot(path=str(artifacts / "baseline-opened.png"))
+    changed_in_place("w.baseline = None", "clearing the baseline", colours=True)
+    assert kernel.value("w.overlay") == ""  # the delta went with its baseline
+    expect(panel.locator("td.key", has_text="diff_")).to_have_count(0, timeout=30_000)
+    changed_in_place("w.overlay = 'time'", "setting 'time' again", colours=True)  # where the next tests start
 
 
 def test_click_fills_the_inspector(session: Session, artifacts: Any) -> None:
