@@ -183,11 +183,7 @@ def test_model_explorer_restyles_an_opened_graph_in_place(session: Session, arti
     new overlay's colours, the info panel showing the new overlay's value for the selected op (the old
     overlay's row gone). Clearing the overlay and setting one from none are in place too."""
     kernel, page = session.kernel, session.page.page
-    iframe = page.locator("iframe.tlw-frame").first
-    handle = iframe.element_handle()
-    frame = handle.content_frame() if handle else None
-    assert frame is not None
-    canvas = frame.locator("webgl-renderer canvas.main").first
+    iframe, frame, canvas = _viewer_frame(page)
     iframe.evaluate("frame => { frame.__tlwMark = 'before the switch'; }")
     canvas.evaluate("canvas => { canvas.__tlwMark = 'before the switch'; }")
     assert kernel.value("w.overlay") == "time"
@@ -269,6 +265,15 @@ PAST_ANY_ANIMATION = """() => new Promise((done) => {
 })"""
 
 
+def _viewer_frame(page: Any) -> tuple[Any, Any, Any]:
+    """The widget's frame element, the Model Explorer document in it and its graph canvas."""
+    iframe = page.locator("iframe.tlw-frame").first
+    handle = iframe.element_handle()
+    frame = handle.content_frame() if handle else None
+    assert frame is not None
+    return iframe, frame, frame.locator("webgl-renderer canvas.main").first
+
+
 def _wait_for_pixels_to_change(canvas: Any, before: bytes, change: str, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while changed_fraction(before, canvas.screenshot()) <= 0.002:
@@ -303,11 +308,7 @@ def test_a_baseline_on_an_opened_graph_is_set_switched_and_cleared_in_place(
     delta goes with it): each in the same frame and canvas, with no full redraw of the scene and no
     animation, the changes with colours read from the canvas' pixels."""
     kernel, page = session.kernel, session.page.page
-    iframe = page.locator("iframe.tlw-frame").first
-    handle = iframe.element_handle()
-    frame = handle.content_frame() if handle else None
-    assert frame is not None
-    canvas = frame.locator("webgl-renderer canvas.main").first
+    iframe, frame, canvas = _viewer_frame(page)
     label, node_id = kernel.value("opened_op")
     frame.wait_for_function(NODE_SHOWN, arg=node_id, timeout=60_000)
     kernel.run(OTHER_RUNS)
