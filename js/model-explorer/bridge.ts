@@ -305,7 +305,8 @@ export class ModelExplorerFrame extends FrameBridge {
             ? resolve(reply.ms ?? 0)
             : reject(new Error(`Model Explorer could not recolour the graph in place: ${reply.error}. Remedy: run the cell again.`)),
         );
-        this.post({ cmd: SHIM_RECOLOUR, id, panes: graph.panes.length, files: graph.nodeData, attributes });
+        const changes = JSON.stringify(attributes);
+        this.post({ cmd: SHIM_RECOLOUR, id, panes: graph.panes.length, files: graph.nodeData, attributes: changes });
       });
     });
   }

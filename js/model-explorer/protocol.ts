@@ -1,6 +1,5 @@
 // Messages between the widget (parent page) and the Model Explorer frame.
 // The app's own messages are the ME_* names below; ours are prefixed "tlw-".
-import type { AttributeChanges } from "./node-attributes";
 
 /** Sent by the app itself (target "*"). */
 export const ME_READY = "model-explorer-ready";
@@ -140,8 +139,12 @@ export interface ShimRecolourRequest {
   /** How many panes the frame shows (each pane's runs are replaced, those without a file cleared). */
   panes: number;
   files: RecolourFile[];
-  /** Node attributes to set (graph id -> node id -> key -> value, null to remove): a baseline's facts. */
-  attributes: AttributeChanges;
+  /**
+   * Node attributes to set, as JSON text of an AttributeChanges (graph id -> node id -> key -> value,
+   * null to remove): a baseline's facts. Text, not objects: the frame reads a posted object graph of
+   * 10,000 nodes' attributes (its structured clone) far slower than it parses the same as JSON.
+   */
+  attributes: string;
 }
 
 export interface ShimRecolourReply {

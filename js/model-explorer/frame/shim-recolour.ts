@@ -105,7 +105,7 @@ export function answerRecolour(post: ShimPost, trusted: (event: Event) => boolea
     try {
       // The app's route (a run added or deleted) redraws the scene.
       painted = paintedStill(() => {
-        setAttributes(data.attributes ?? {}, data.panes);
+        setAttributes(JSON.parse(data.attributes || "{}") as AttributeChanges, data.panes);
         replaceRuns(data);
       });
     } catch (error) {

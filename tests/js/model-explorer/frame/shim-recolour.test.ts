@@ -149,7 +149,7 @@ function appWithGraphs() {
 }
 
 function request(files: ShimRecolourRequest["files"], panes = 1): ShimRecolourRequest {
-  return { cmd: SHIM_RECOLOUR, id: 7, panes, files, attributes: {} };
+  return { cmd: SHIM_RECOLOUR, id: 7, panes, files, attributes: "{}" };
 }
 
 describe("an overlay switch inside the Model Explorer frame", () => {
