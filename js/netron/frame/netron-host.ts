@@ -121,6 +121,10 @@ export class FrameHost {
           return;
         }
         post({ cmd: NETRON_EXPORT_STARTED, file });
+        // The page checks the click when this message reaches it. Where the browser runs this frame on
+        // the page's own thread, Netron's PNG encoder (seconds of JavaScript on a busy machine) would
+        // hold the message back past the click's few seconds: the page's turn comes first.
+        await new Promise((resolve) => setTimeout(resolve, 0));
       }
       this.exporting.push(file);
       try {
