@@ -26,7 +26,8 @@ class PagePixels:
 
     def __init__(self, page: Any) -> None:
         self._session = page.context.new_cdp_session(page)
-        # Heard while the bench waits on the page (Playwright's sync API runs handlers in this thread).
+        # Heard while the bench waits on the page (Playwright's sync API runs handlers in this thread), in
+        # the order made: the browser sends a frame only once the last is acknowledged.
         self._frames: list[tuple[float, str]] = []
         self._session.on("Page.screencastFrame", self._on_frame)
 
@@ -46,12 +47,11 @@ class PagePixels:
         frame before them (the first compared with the last frame made before ``started_ms``): when
         the change was first seen, and any picture it went through on the way (empty if no frame came
         before, or none changed)."""
-        frames = sorted(self._frames, key=lambda frame: frame[0])
-        earlier = [data for at, data in frames if at < started_ms]
+        earlier = [data for at, data in self._frames if at < started_ms]
         if not earlier:
             return []
         shown, times = _crop(earlier[-1], box), []
-        for at, data in frames:
+        for at, data in self._frames:
             if at < started_ms:
                 continue
             picture = _crop(data, box)
@@ -62,7 +62,7 @@ class PagePixels:
 
     def forget(self) -> None:
         """Drops the frames kept (each a PNG of the page) but the last, the next change's "before"."""
-        self._frames = sorted(self._frames, key=lambda frame: frame[0])[-1:]
+        self._frames = self._frames[-1:]
 
 
 def _crop(data: str, box: Box) -> Image.Image:

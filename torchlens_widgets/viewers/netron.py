@@ -46,12 +46,12 @@ from .._torchlens import (
 )
 from .._trace import drawn_id, require_trace, resolve_name
 from .._viewer_versions import SUPPORTED, checked_version
+from ..diffing.facts_cache import MadeOncePerFacts
 from ..graph_model import ROLLED_GRAPH
 from .netron_index import NetronNodeIndex, index_entries
 
 if TYPE_CHECKING:
     from ..diffing.baseline import BaselineFacts
-from ..diffing.facts_cache import MadeOncePerFacts
 
 # The options of torchlens' Netron exporter a widget exposes (``depth``, ``show_buffers``), checked by it.
 ShowBuffers = Literal["never", "meaningful", "always"]
