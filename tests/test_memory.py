@@ -76,7 +76,7 @@ def test_the_memory_overlay_is_torchlens_liveness_above_its_persistent_baseline(
 def test_the_memory_overlay_colours_both_viewers_and_netron_boxes_take_the_peak_inside(log: Any) -> None:
     w = tlw.explore(log, overlay="memory")
     content, buffers = ask(w, "graph", {})
-    assert content["result"]["nodeData"] == {"name": "memory (live B above baseline per op)"}
+    assert content["result"]["nodeData"]["name"] == "memory (live B above baseline per op)"
     assert w._overlay is not None and w._overlay.node_data  # the app's panel names it so too
     assert {data["name"] for data in w._overlay.node_data.values()} == {
         "memory (live B above baseline per op)"

@@ -143,7 +143,7 @@ def test_a_custom_overlay_colours_both_viewers(tiny_log: Any, tmp_path: Path) ->
     assert w._overlay is not None and w._overlay.values_by_label() == expected
     assert w.overlay_summary.startswith("std on ")
     content, buffers = ask(w, "graph", {})
-    assert content["result"]["nodeData"] == {"name": "std"} and len(buffers) == 2
+    assert content["result"]["nodeData"]["name"] == "std" and len(buffers) == 2
     w.viewer = "netron"
     content, _ = ask(w, "graph", {})
     values = content["result"]["overlay"]["values"]
@@ -206,3 +206,19 @@ def test_the_intervention_overlay_is_offered_after_an_intervention() -> None:
     w = tlw.explore(ablated, overlay="intervention")
     assert "intervention" in w._overlay_choices
     assert w._overlay is not None and w._overlay.values_by_label()["relu_1_2:1"] > 0
+
+
+def test_model_explorer_names_each_overlays_node_data_by_a_key_of_its_bytes(tiny_log: Any) -> None:
+    """The browser keeps what it made of node data (the text unpacked, the app's colouring of every
+    node) by this key: equal keys must mean equal bytes, and another overlay another key."""
+    from torchlens_widgets._gzip_json import content_key
+
+    w = tlw.explore(tiny_log, overlay="time")
+    sent: dict[str, tuple[str, bytes]] = {}
+    for overlay in ("time", "flops", "time"):
+        w.overlay = overlay
+        content, buffers = ask(w, "colours", {"facts": ""})
+        key = content["result"]["nodeData"]["key"]
+        assert key == content_key(bytes(buffers[0]))
+        assert sent.setdefault(overlay, (key, bytes(buffers[0]))) == (key, bytes(buffers[0]))
+    assert sent["time"][0] != sent["flops"][0]

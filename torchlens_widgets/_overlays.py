@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import torch
 
 from ._errors import OverlayNameError, OverlayUnavailableError
-from ._gzip_json import gzip_json
+from ._gzip_json import content_key, gzip_json
 
 # tl.export.model_explorer(..., overlays=...) only writes files: this is the builder it calls.
 from ._torchlens import build_node_data
@@ -129,6 +129,12 @@ class Overlay:
     def wire(self) -> bytes:
         """The node data as sent (gzip): made once, since every graph reply under this overlay sends it."""
         return gzip_json(self.node_data)
+
+    @functools.cached_property
+    def wire_key(self) -> str:
+        """A key of ``wire``: the browser keeps what it made of node data it was sent (the text unpacked,
+        the app's colouring of every node) under it, so an overlay shown again skips that work."""
+        return content_key(self.wire)
 
 
 def has_interventions(log: Any) -> bool:

@@ -131,6 +131,7 @@ class GraphParams(TypedDict):
 
 class NodeDataRef(TypedDict):
     name: str  # the node-data provider shown in Model Explorer's legend
+    key: str  # a key of the bytes: equal keys, equal node data (the browser keeps what it made of them)
 
 
 class NodeAttributesRef(TypedDict):

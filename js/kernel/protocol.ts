@@ -195,7 +195,11 @@ export interface ModelExplorerColours {
   colourRev: number;
   /** A key of the node attributes now ("" none): equal keys, equal attributes. */
   facts: string;
-  nodeData: { name: string } | null;
+  /**
+   * The overlay's node data: its legend's name and a key of its bytes (equal keys, equal node data; ""
+   * in a file saved before keys were sent), or none.
+   */
+  nodeData: { name: string; key: string } | null;
   /** Sent: they replace the view's. Not sent: the view's stay if `facts` is theirs, else none. */
   nodeAttributes: { keys: string[] } | null;
 }
@@ -214,6 +218,11 @@ export interface NetronColours {
 
 export type ColoursReply = ModelExplorerColours | NetronColours;
 
+/** A Model Explorer node data's name and key (a key not sent: "", kept by no one). */
+function nodeDataRef(what: string, value: Record<string, unknown>): { name: string; key: string } {
+  return { name: string(what, value, "name"), key: typeof value.key === "string" ? value.key : "" };
+}
+
 /** The colours' fields of a reply (a `colours` reply, or a graph reply's), checked against their buffers. */
 function parseColours(viewer: Viewer, what: string, value: Record<string, unknown>, bufferCount: number): ColoursReply {
   const colourRev = typeof value.colourRev === "number" && Number.isInteger(value.colourRev) ? value.colourRev : 0;
@@ -225,8 +234,7 @@ function parseColours(viewer: Viewer, what: string, value: Record<string, unknow
     const overlay = isObject(value.overlay) ? (value.overlay as unknown as NetronOverlay) : null;
     return { kind: "netron", colourRev, facts, overlay, attachment };
   }
-  const nodeData =
-    value.nodeData === undefined || value.nodeData === null ? null : { name: string(what, object(what, value.nodeData), "name") };
+  const nodeData = value.nodeData === undefined || value.nodeData === null ? null : nodeDataRef(what, object(what, value.nodeData));
   const attributes = value.nodeAttributes;
   const nodeAttributes =
     attributes === undefined || attributes === null

@@ -85,6 +85,8 @@ export interface PaneGraph {
 /** Node data (Model Explorer's per-node values file) as JSON text, applied to one pane's model. */
 export interface NodeDataFile {
   name: string;
+  /** A key of its content ("" none): the frame keeps the app's colouring of it under this key. */
+  key: string;
   json: string;
   /** Index of the pane whose model it colours. */
   pane: number;

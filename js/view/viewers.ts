@@ -1,6 +1,7 @@
 // One place that knows how each viewer turns a graph reply from the kernel into a frame.
 import type { AssetBundle } from "../kernel/assets";
 import { gunzip, gunzipText } from "../kernel/bytes";
+import { unpackedTexts } from "../kernel/unpacked-texts";
 import type { Graph } from "./draw-inputs";
 import type { FrameBridge } from "./viewer-bridge";
 import { ModelExplorerFrame, type ModelExplorerGraph, type NodeDataFile } from "../model-explorer/bridge";
@@ -322,7 +323,9 @@ function graphColours({ reply, buffers }: Graph): Colours | null {
 /** The overlay's node data of Model Explorer colours as JSON text ([]: no overlay). */
 async function modelExplorerNodeData({ reply: anyReply, buffers }: Colours): Promise<NodeDataFile[]> {
   const reply = expect(anyReply, "model-explorer");
-  return reply.nodeData ? [{ name: reply.nodeData.name, json: await gunzipText(buffers[0]), pane: 0 }] : [];
+  if (!reply.nodeData) return [];
+  const { name, key } = reply.nodeData;
+  return [{ name, key, json: await unpackedTexts.text(key, buffers[0]), pane: 0 }];
 }
 
 /**
@@ -341,7 +344,12 @@ async function modelExplorerGraph(graph: Graph): Promise<{ graph: ModelExplorerG
   if (reply.kind === "model-explorer-diff") {
     const texts = await Promise.all(graph.buffers.map((buffer) => gunzipText(buffer)));
     const panes = reply.panes.map((pane, i) => ({ label: pane.label, graphJson: texts[i] }));
-    const nodeData = reply.paneNodeData.map((data, i) => ({ name: data.name, pane: data.pane, json: texts[reply.panes.length + i] }));
+    const nodeData = reply.paneNodeData.map((data, i) => ({
+      name: data.name,
+      key: "",
+      pane: data.pane,
+      json: texts[reply.panes.length + i],
+    }));
     return { label: reply.label || "diff", graph: { panes, nodeData } };
   }
   const colours = graphColours(graph)!;

@@ -182,7 +182,7 @@ class ModelExplorerSource:
         header = ModelExplorerColours(colourRev=colour_rev, facts=facts)
         buffers: list[bytes] = []
         if overlay is not None:
-            header["nodeData"] = {"name": overlay.provider}
+            header["nodeData"] = {"name": overlay.provider, "key": overlay.wire_key}
             buffers.append(overlay.wire)
         if attributes and facts != shown_facts:
             header["nodeAttributes"] = attributes[0]

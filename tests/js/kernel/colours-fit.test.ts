@@ -6,7 +6,7 @@ const explorer = (facts: string, withAttributes: boolean): ColoursReply => ({
   kind: "model-explorer",
   colourRev: 2,
   facts,
-  nodeData: { name: "time" },
+  nodeData: { name: "time", key: "" },
   nodeAttributes: withAttributes ? { keys: ["baseline_delta"] } : null,
 });
 const netron = (facts: string, withCompanion: boolean): ColoursReply => ({

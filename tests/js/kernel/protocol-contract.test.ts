@@ -123,7 +123,10 @@ describe("the kernel's sample replies", () => {
 
   it("a graph reply carries its colours, their buffers after the graph's", () => {
     const me = parseGraphReply("model-explorer", sample("graph-model-explorer").result, 2);
-    expect(me.kind === "model-explorer" && me.colours).toMatchObject({ kind: "model-explorer", nodeData: { name: expect.any(String) } });
+    expect(me.kind === "model-explorer" && me.colours).toMatchObject({
+      kind: "model-explorer",
+      nodeData: { name: expect.any(String), key: expect.stringMatching(/^[0-9a-f]{16}$/) },
+    });
     const netron = parseGraphReply("netron", sample("graph-netron").result, 2);
     expect(netron.kind === "netron" && netron.colours.attachment).toBe("TwoPass.onnx.attachment.json");
     expect(() => parseGraphReply("netron", sample("graph-netron").result, 1)).toThrow("0 colour buffers");
