@@ -130,6 +130,11 @@ export const SHIM_RECOLOURED = "tlw-me-recoloured";
 export interface RecolourFile {
   pane: number;
   name: string;
+  /**
+   * A key of `json` (equal keys, equal text; "" none): the frame keeps the app's colouring of the file
+   * under it, and colours with the kept one when the same file comes again.
+   */
+  key: string;
   json: string;
 }
 

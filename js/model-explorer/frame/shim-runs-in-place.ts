@@ -4,7 +4,8 @@
 // node styles and the highlight layers: a dozen full draws on a graph with opened layers, each a frame
 // of software raster (docs/recolour-opened-graph.md). Each route here leaves the renderer's effects
 // nothing new to react to and draws the scene once:
-// - restyled: the pane shows a run of ours; the same results object is filled anew.
+// - restyled: the pane shows a run of ours; the same results object is filled anew (with the app's
+//   colouring of the file, kept for the files shown lately: shim-coloured-files.ts).
 // - added: the pane shows no run (an overlay set from none); the renderer is told the new results are
 //   the ones it last drew, before they are published (it skips the whole redraw, animated, of the app's route).
 // - cleared: the pane shows a run of ours and the overlay is turned off; likewise, with no results.
@@ -12,6 +13,7 @@
 import type { ModelGraph, NodeDataRun, NodeDataService, Renderer } from "./app-internals";
 import { appRenderers } from "./app-internals";
 import type { RecolourFile } from "../protocol";
+import { colouredFiles } from "./shim-coloured-files";
 
 /** The prefix of the app's "view on node" item that writes a run's values on the nodes. */
 const NODE_DATA_ON_NODE = "Node data provider: ";
@@ -62,15 +64,22 @@ function ourSelectedRun({ renderer, service, pane, graph }: PaneTarget): NodeDat
   return renderer.appService.panes()[pane]?.selectedNodeDataProviderRunId === run.runId ? run : null;
 }
 
+/** The file as the app's own upload reads it, for the pane's graph. */
+function readFile({ service, graph }: PaneTarget, file: RecolourFile): NonNullable<NodeDataRun["nodeDataProviderData"]> {
+  return service.getNodeDataProviderData(file.json, graph) as NonNullable<NodeDataRun["nodeDataProviderData"]>;
+}
+
 /** Whether a parsed file has the app lay the graph out again (summaries under the expanded layers). */
 function laysOut(data: NodeDataRun["nodeDataProviderData"], graph: ModelGraph): boolean {
   return data?.[graph.id]?.showExpandedSummaryOnGroupNode ?? false;
 }
 
 /**
- * Restyles the pane's run of ours with `file` in place: the same results object, filled anew by the
- * app's own colouring (the renderer's effects compare it by identity and do not fire), the run renamed
- * `runId`. False, nothing touched, when the pane shows no run of ours or the file is laid out otherwise.
+ * Restyles the pane's run of ours with `file` in place: the same results object, filled anew with the
+ * app's own colouring of the file (kept from an earlier switch, or made now; the renderer's effects
+ * compare the object by identity and do not fire: another object would wake its selection effect, a
+ * few more draws), the run renamed `runId`. False, nothing touched, when the pane shows no run of ours
+ * or the file is laid out otherwise.
  */
 export function restyledInPlace(target: PaneTarget, file: RecolourFile, runId: string): boolean {
   const { service, graph } = target;
@@ -78,12 +87,15 @@ export function restyledInPlace(target: PaneTarget, file: RecolourFile, runId: s
   const run = place && ourSelectedRun(target);
   const results = run?.results?.[graph.id];
   if (!place || !run || !results || typeof results !== "object") return false;
-  const data = service.getNodeDataProviderData(file.json, graph) as NonNullable<NodeDataRun["nodeDataProviderData"]>;
+  const kept = colouredFiles.get(graph, file.key);
+  const data = kept?.data ?? readFile(target, file);
   if (laysOut(data, graph) !== laysOut(run.nodeDataProviderData, graph)) return false;
 
-  const fresh = service.processNodeDataProviderDataForGraph(graph, data);
-  for (const key of Object.keys(results)) delete results[key];
-  Object.assign(results, fresh);
+  const coloured = kept ?? { data, results: service.processNodeDataProviderDataForGraph(graph, data) };
+  colouredFiles.keep(graph, file.key, coloured);
+  // Filled with the colouring's entries: the object kept is never the one drawn, which is filled anew.
+  for (const key in results) if (!(key in coloured.results)) delete results[key];
+  Object.assign(results, coloured.results);
   // Another graph of the collection (picked in the app's menu) is coloured again when shown.
   for (const id of Object.keys(run.results ?? {})) if (id !== graph.id) delete run.results?.[id];
   run.nodeDataProviderData = data;
@@ -110,10 +122,13 @@ export function addedInPlace(target: PaneTarget, file: RecolourFile, runId: stri
   const place = paneInPlace(target);
   if (!place?.drawing.every(keepsLastResults)) return false;
   if (Object.values(service.runs()).some((run) => run.collectionId === graph.collectionLabel)) return false;
-  const data = service.getNodeDataProviderData(file.json, graph) as NonNullable<NodeDataRun["nodeDataProviderData"]>;
+  const kept = colouredFiles.get(graph, file.key);
+  const data = kept?.data ?? readFile(target, file);
   if (laysOut(data, graph)) return false;
 
-  const results = service.processNodeDataProviderDataForGraph(graph, data);
+  const coloured = kept ?? { data, results: service.processNodeDataProviderDataForGraph(graph, data) };
+  colouredFiles.keep(graph, file.key, coloured);
+  const results = { ...coloured.results }; // drawn, so filled anew by a later switch: not the one kept
   const run: NodeDataRun = {
     runId,
     runName: file.name,

@@ -159,7 +159,7 @@ describe("an overlay switch inside the Model Explorer frame", () => {
 
   it("replaces the pane's run of node data with the new file, and leaves other collections' runs", () => {
     const runs = fakeApp(["gpt2"]);
-    replaceRuns(request([{ pane: 0, name: "flops", json: '{"results":{}}' }]));
+    replaceRuns(request([{ pane: 0, name: "flops", key: "", json: '{"results":{}}' }]));
     expect(Object.keys(runs).sort()).toEqual(["other", "tlw-7-0"]);
     expect(runs["tlw-7-0"]).toEqual({ collectionId: "gpt2", name: "flops", data: { results: {} } });
   });
@@ -175,8 +175,8 @@ describe("an overlay switch inside the Model Explorer frame", () => {
     replaceRuns(
       request(
         [
-          { pane: 0, name: "delta", json: '{"a":1}' },
-          { pane: 1, name: "delta", json: '{"b":2}' },
+          { pane: 0, name: "delta", key: "", json: '{"a":1}' },
+          { pane: 1, name: "delta", key: "", json: '{"b":2}' },
         ],
         2,
       ),
@@ -187,7 +187,7 @@ describe("an overlay switch inside the Model Explorer frame", () => {
 
   it("restyles a pane that shows a run of ours in place: the same results object, one draw", () => {
     const { calls, results, runs } = appShowingOurRun();
-    expect(replaceRuns(request([{ pane: 0, name: "flops", json: FLOPS }]))).toEqual(["in-place"]);
+    expect(replaceRuns(request([{ pane: 0, name: "flops", key: "", json: FLOPS }]))).toEqual(["in-place"]);
     // the object the renderer holds, filled by the app's colouring: its effects see no new object
     expect(runs()["tlw-7-0"].results["00-execution"]).toBe(results);
     expect(results).toEqual({ a: { value: 7, bgColor: "#7" }, b: { value: 9, bgColor: "#9" } });
@@ -200,11 +200,54 @@ describe("an overlay switch inside the Model Explorer frame", () => {
     expect(calls).toEqual(["runs.set, pane-0 selecting tlw-7-0", "remove bars", "remove texts", "bars", "styles", "render"]);
   });
 
+  it("fills the drawn results with the app's colouring kept for a file shown lately, neither read nor coloured again", () => {
+    const { calls, results, runs, renderer } = appShowingOurRun({ lastDrawn: true });
+    const coloured: string[] = [];
+    const service = renderer.nodeDataProviderExtensionService as unknown as {
+      processNodeDataProviderDataForGraph: (g: { id: string }, data: unknown) => Record<string, unknown>;
+      getNodeDataProviderData: (text: string) => unknown;
+    };
+    const colour = service.processNodeDataProviderDataForGraph;
+    const read = service.getNodeDataProviderData;
+    service.processNodeDataProviderDataForGraph = (g, data) => {
+      coloured.push("colour");
+      return colour(g, data);
+    };
+    service.getNodeDataProviderData = (text) => {
+      coloured.push("read");
+      return read(text);
+    };
+    const BYTES = '{"00-execution":{"results":{"a":{"value":3}}}}';
+    const switchTo = (id: number, key: string, json: string) => replaceRuns({ ...request([{ pane: 0, name: key, key, json }]), id });
+
+    expect(switchTo(7, "k-flops", FLOPS)).toEqual(["in-place"]);
+    expect(switchTo(8, "k-bytes", BYTES)).toEqual(["in-place"]);
+    expect(results).toEqual({ a: { value: 3, bgColor: "#3" } }); // b, not in bytes, gone
+    expect(coloured).toEqual(["read", "colour", "read", "colour"]);
+    // flops again: the kept colouring, in the very object drawn, drawn once
+    calls.length = 0;
+    expect(switchTo(9, "k-flops", FLOPS)).toEqual(["in-place"]);
+    expect(coloured).toEqual(["read", "colour", "read", "colour"]);
+    expect(runs()["tlw-9-0"].results["00-execution"]).toBe(results);
+    expect(results).toEqual({ a: { value: 7, bgColor: "#7" }, b: { value: 9, bgColor: "#9" } });
+    expect(runs()["tlw-9-0"]).toMatchObject({ runName: "k-flops", nodeDataProviderData: JSON.parse(FLOPS) });
+    expect(calls).toEqual(["runs.set, pane-0 selecting tlw-9-0", "remove bars", "remove texts", "bars", "styles", "render"]);
+    // the colouring kept is not the object drawn: filling that one anew left the kept one whole
+    expect(switchTo(10, "k-bytes", BYTES)).toEqual(["in-place"]);
+    expect(switchTo(11, "k-flops", FLOPS)).toEqual(["in-place"]);
+    expect(results).toEqual({ a: { value: 7, bgColor: "#7" }, b: { value: 9, bgColor: "#9" } });
+    expect(coloured).toHaveLength(4);
+    // a file with no key is read and coloured every time
+    switchTo(12, "", FLOPS);
+    switchTo(13, "", FLOPS);
+    expect(coloured.slice(4)).toEqual(["read", "colour", "read", "colour"]);
+  });
+
   it("adds a first overlay in place: the run addRun would make, told to the renderer as drawn, one draw", () => {
     const { calls, runs, renderer, panes } = appShowingOurRun({ lastDrawn: true });
     delete runs()["tlw-3-0"]; // no overlay yet
     panes[0].selectedNodeDataProviderRunId = undefined;
-    expect(replaceRuns(request([{ pane: 0, name: "flops", json: FLOPS }]))).toEqual(["in-place"]);
+    expect(replaceRuns(request([{ pane: 0, name: "flops", key: "", json: FLOPS }]))).toEqual(["in-place"]);
     const added = runs()["tlw-7-0"];
     expect(added).toEqual({
       runId: "tlw-7-0",
@@ -241,7 +284,7 @@ describe("an overlay switch inside the Model Explorer frame", () => {
 
   it("takes the app's own route to clear and for a first overlay when the renderer keeps no last results, or a run of the user's is there", () => {
     const first = fakeApp(["gpt2"]);
-    expect(replaceRuns(request([{ pane: 0, name: "flops", json: "{}" }]))).toEqual(["replaced"]); // the user's run "start"
+    expect(replaceRuns(request([{ pane: 0, name: "flops", key: "", json: "{}" }]))).toEqual(["replaced"]); // the user's run "start"
     expect(Object.keys(first).sort()).toEqual(["other", "tlw-7-0"]);
     const { calls } = appShowingOurRun(); // an app whose renderer does not keep what it drew last
     expect(replaceRuns(request([]))).toEqual(["replaced"]);
@@ -250,28 +293,28 @@ describe("an overlay switch inside the Model Explorer frame", () => {
     const laidOut = appShowingOurRun({ lastDrawn: true }); // summaries under the layers: the app lays out again
     delete laidOut.runs()["tlw-3-0"];
     const summary = '{"00-execution":{"showExpandedSummaryOnGroupNode":true,"results":{}}}';
-    expect(replaceRuns(request([{ pane: 0, name: "flops", json: summary }]))).toEqual(["replaced"]);
+    expect(replaceRuns(request([{ pane: 0, name: "flops", key: "", json: summary }]))).toEqual(["replaced"]);
     expect(laidOut.calls).toEqual(["addRun tlw-7-0"]);
   });
 
   it("takes the app's own route when only a full redraw or a layout shows the change", () => {
     const onNodes = appShowingOurRun();
     onNodes.showOnNode["Node data provider: time"] = { selected: true }; // the values written on the nodes
-    expect(replaceRuns(request([{ pane: 0, name: "flops", json: FLOPS }]))).toEqual(["replaced"]);
+    expect(replaceRuns(request([{ pane: 0, name: "flops", key: "", json: FLOPS }]))).toEqual(["replaced"]);
     expect(onNodes.calls).toEqual(["deleteRun tlw-3-0", "addRun tlw-7-0"]);
 
     const summary = appShowingOurRun(); // the app lays the graph out again for these summaries
     const laidOut = '{"00-execution":{"showExpandedSummaryOnGroupNode":true,"results":{}}}';
-    expect(replaceRuns(request([{ pane: 0, name: "flops", json: laidOut }]))).toEqual(["replaced"]);
+    expect(replaceRuns(request([{ pane: 0, name: "flops", key: "", json: laidOut }]))).toEqual(["replaced"]);
     expect(summary.calls).toEqual(["deleteRun tlw-3-0", "addRun tlw-7-0"]);
 
     const unselected = appShowingOurRun(); // the user selected another run in the app's panel
     unselected.runs().mine = { ...unselected.runs()["tlw-3-0"], runId: "mine" };
-    expect(replaceRuns(request([{ pane: 0, name: "flops", json: FLOPS }]))).toEqual(["replaced"]);
+    expect(replaceRuns(request([{ pane: 0, name: "flops", key: "", json: FLOPS }]))).toEqual(["replaced"]);
 
     const older = appShowingOurRun(); // an app without the members the in-place route calls
     delete (older.renderer as { updateNodesStyles?: unknown }).updateNodesStyles;
-    expect(replaceRuns(request([{ pane: 0, name: "flops", json: FLOPS }]))).toEqual(["replaced"]);
+    expect(replaceRuns(request([{ pane: 0, name: "flops", key: "", json: FLOPS }]))).toEqual(["replaced"]);
     expect(older.calls).toEqual(["deleteRun tlw-3-0", "addRun tlw-7-0"]);
   });
 
