@@ -6,7 +6,9 @@ little noise). Prints, beside a single explorer of the first run:
 
 - first draw (cell -> drawn) of ``tlw.compare(runs)`` and of ``tlw.explore(run0)``, each on a fresh page;
 - a scrub (``c.run`` set to the next run; kernel change -> the view's next draw), on the first,
-  collapsed view and on the graph opened to an op selected deep inside it (as a reader's click opens it);
+  collapsed view and on the graph opened to an op selected deep inside it (as a reader's click opens it),
+  each then back over the runs just shown (a run's first visit waits for torchlens' ``diff_report`` in
+  the kernel; back, its colours were seen before: the kernel and the view keep what they made of them);
 - the kernel's memory per extra run (tracemalloc), beside one trace's Model Explorer export size.
 
 Figures, never assertions; they move up to 2x between runs on this machine.
@@ -77,8 +79,8 @@ WATCH_PIXELS = """() => {
 }"""
 
 
-def scrubs(notebook: Notebook, count: int, key: str, figures: dict[str, list[float]]) -> None:
-    """``count`` scrubs to the next run (kernel change -> drawn), each from the run shown: their ms in
+def scrubs(notebook: Notebook, count: int, key: str, figures: dict[str, list[float]], step: int = 1) -> None:
+    """``count`` scrubs to the next run (``step`` -1: the one before), each from the run shown: their ms in
     ``figures[key]``, each part's in ``figures[f"{key}_{part}"]``, and ms until the frame's pixels changed
     in ``figures[f"{key}_pixels"]`` (read in the frame, every animation frame)."""
     cell = notebook.page.locator(".jp-Notebook .jp-Cell").nth(COMPARE_CELL)
@@ -87,7 +89,7 @@ def scrubs(notebook: Notebook, count: int, key: str, figures: dict[str, list[flo
     if frame is None:
         raise RuntimeError("no Model Explorer frame in the comparison's cell")
     for _ in range(count):
-        statement = "c.run = others[(others.index(c.run) + 1) % len(others)]"
+        statement = f"c.run = others[(others.index(c.run) + {step}) % len(others)]"
         frame.evaluate(WATCH_PIXELS)
         timed = _timed(notebook, COMPARE_CELL, statement)
         figures.setdefault(key, []).append(timed.ms)
@@ -129,9 +131,12 @@ def main() -> None:
                 drawn = notebook.cell_to_render_ms(COMPARE_CELL, "c")[""]
                 figures.setdefault("compare_first", []).append(drawn)
             scrubs(notebook, 2 * args.repeat, "scrub_collapsed", figures)
+            scrubs(notebook, 2 * args.repeat, "scrub_collapsed_back", figures, step=-1)
             kernel.run("c.select(deep)")
             time.sleep(4)  # the layers around it opened and drawn
             scrubs(notebook, 2 * args.repeat, "scrub_opened", figures)
+            # Back over the runs just shown, as a reader scrubs back: each run's colours seen before.
+            scrubs(notebook, 2 * args.repeat, "scrub_opened_back", figures, step=-1)
             traced = {
                 k: kernel.value(f"held_mb(lambda: shown(tlw.compare(dict(list(runs.items())[:{k}]))), 1)[0]")
                 for k in (2, args.runs)
@@ -154,7 +159,13 @@ def main() -> None:
     compare_first = median(figures["compare_first"])
     ratio = compare_first / first
     print(f"  compare({args.runs} runs): cell -> drawn, ms          {compare_first:8.0f}  ({ratio:.2f}x)")
-    for key, title in (("scrub_collapsed", "first view"), ("scrub_opened", "opened to a deep op")):
+    scrubbed = (
+        ("scrub_collapsed", "first view"),
+        ("scrub_collapsed_back", "first view, back a run"),
+        ("scrub_opened", "opened to a deep op"),
+        ("scrub_opened_back", "opened, back a run"),
+    )
+    for key, title in scrubbed:
         ms = median(figures[key])
         print(f"  scrub to the next run, {title:20} ms {ms:6.0f}  ({ms / compare_first:.2f}x its first draw)")
         parts = ", ".join(f"{part} {median(figures[f'{key}_{part}']):.0f}" for part, _ in SCRUB_PARTS)
