@@ -334,7 +334,8 @@ async function modelExplorerNodeData({ reply: anyReply, buffers }: Colours): Pro
  */
 async function modelExplorerAttributes({ reply: anyReply, buffers }: Colours, shown: NodeAttributes): Promise<NodeAttributes> {
   const reply = expect(anyReply, "model-explorer");
-  if (reply.nodeAttributes) return parseNodeAttributes(await gunzipText(buffers[buffers.length - 1]));
+  // `facts` is a key of these bytes: a baseline set again is not unpacked again.
+  if (reply.nodeAttributes) return parseNodeAttributes(await unpackedTexts.text(reply.facts, buffers[buffers.length - 1]));
   return reply.facts ? shown : {};
 }
 

@@ -80,6 +80,19 @@ def test_the_scrubber_recolours_the_same_frame_in_place(
     assert "run step2 vs step0" in kernel.value("c.overlay_summary")
     expect(root.locator(".tlw-overlay-info")).to_contain_text("run step2 vs step0")
     root.screenshot(path=str(artifacts / "compare-step2.png"))
+    step2 = canvas.screenshot()
+
+    # Back a run and forward again: step2's colours come from what the page and the frame kept of
+    # them (neither unpacked nor coloured again), and the canvas must show step2 as it did.
+    for button, run in (("previous", "step1"), ("next", "step2")):
+        drawn = kernel.draws("c")
+        scrubber.locator(f".tlw-scrub-{button}").click()
+        kernel.wait_for("c.run", run, timeout=30)
+        kernel.wait_drawn("c", since=drawn, timeout=120)
+    again = canvas.screenshot()
+    assert changed_fraction(step2, again) < 0.001, "step2 shown again is not the picture it was"
+    assert changed_fraction(look, again) > 0.002, "step2 shown again shows step1's colours"
+    assert canvas.evaluate("canvas => canvas.__tlwMark") == "before the scrub", "the app drew anew"
     assert page.console_errors == [], page.console_errors
 
 
