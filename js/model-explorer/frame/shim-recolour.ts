@@ -6,7 +6,7 @@
 // the app's own route. A baseline's facts are set on the nodes as the app's own addNodeAttributes sets
 // them, and removed from them when it is cleared.
 import { appRenderer, appRenderers, CLEARED_ATTRIBUTE, type ModelGraph, UPDATE_NODE_ATTRIBUTES_EVENT } from "./app-internals";
-import { type AttributeChanges, mergedAttrs, mergedAttrsObject } from "../node-attributes";
+import { type AttributeChanges, mergeAttrs, mergeAttrsObject } from "../node-attributes";
 import { SHIM_RECOLOUR, SHIM_RECOLOURED, type ShimPost, type ShimRecolourRequest } from "../protocol";
 import { addedInPlace, clearedInPlace, restyledInPlace } from "./shim-runs-in-place";
 import { paintedStill } from "./shim-still";
@@ -63,7 +63,9 @@ export function setAttributes(attributes: AttributeChanges, panes: number): void
       if (!ofGraph) continue;
       for (const node of graph.nodes) {
         const set = ofGraph[node.id];
-        if (set) node.attrs = mergedAttrs(node.attrs ?? [], set);
+        if (!set) continue;
+        node.attrs = node.attrs ?? [];
+        mergeAttrs(node.attrs, set);
       }
     }
   const drawn = new Set<ModelGraph>();
@@ -91,7 +93,9 @@ export function setAttributes(attributes: AttributeChanges, panes: number): void
   for (const graph of drawn)
     for (const [nodeId, attrs] of Object.entries(attributes[graph.id] ?? {})) {
       const node = graph.nodesById[nodeId];
-      if (node) node.attrs = mergedAttrsObject(node.attrs ?? {}, attrs);
+      if (!node) continue;
+      node.attrs = node.attrs ?? {};
+      mergeAttrsObject(node.attrs, attrs);
     }
 }
 
