@@ -2,34 +2,24 @@
 // equal bytes), so an overlay shown again on any view of the page is not unpacked again: on GPT-2-48 its
 // node data is about 400 KB of JSON from 20-40 KB of gzip, unpacked in 4-29 ms on a busy page.
 import { gunzipText } from "./bytes";
+import { KeptBySize } from "../shared/kept-by-size";
 
 /** Kept: at most this many characters over every text (the oldest used go first). */
 export const KEPT_CHARS = 16 * 2 ** 20;
 
 export class UnpackedTexts {
-  private readonly texts = new Map<string, string>();
-  private chars = 0;
+  private readonly texts: KeptBySize<string>;
 
-  constructor(private readonly keptChars = KEPT_CHARS) {}
+  constructor(keptChars = KEPT_CHARS) {
+    this.texts = new KeptBySize(keptChars);
+  }
 
   /** The text `data` (gzip) holds; the one kept under `key` when there is one ("" keeps nothing). */
   async text(key: string, data: DataView | ArrayBuffer | Uint8Array): Promise<string> {
-    const kept = this.texts.get(key);
-    if (kept !== undefined) {
-      this.texts.delete(key); // used last: kept longest
-      this.texts.set(key, kept);
-      return kept;
-    }
+    const kept = key ? this.texts.get(key) : undefined;
+    if (kept !== undefined) return kept;
     const text = await gunzipText(data);
-    if (key && text.length <= this.keptChars && !this.texts.has(key)) {
-      this.texts.set(key, text);
-      this.chars += text.length;
-      for (const [oldest, dropped] of this.texts) {
-        if (this.chars <= this.keptChars) break;
-        this.texts.delete(oldest);
-        this.chars -= dropped.length;
-      }
-    }
+    if (key) this.texts.set(key, text, text.length);
     return text;
   }
 }

@@ -13,7 +13,7 @@
 import type { ModelGraph, NodeDataRun, NodeDataService, Renderer } from "./app-internals";
 import { appRenderers } from "./app-internals";
 import type { RecolourFile } from "../protocol";
-import { colouredFiles } from "./shim-coloured-files";
+import { type ColouredFile, colouredFiles } from "./shim-coloured-files";
 
 /** The prefix of the app's "view on node" item that writes a run's values on the nodes. */
 const NODE_DATA_ON_NODE = "Node data provider: ";
@@ -69,6 +69,13 @@ function readFile({ service, graph }: PaneTarget, file: RecolourFile): NonNullab
   return service.getNodeDataProviderData(file.json, graph) as NonNullable<NodeDataRun["nodeDataProviderData"]>;
 }
 
+/** The app's own colouring of `data` for the pane's graph, kept under `key` for a later switch back to it. */
+function colour({ service, graph }: PaneTarget, key: string, data: ColouredFile["data"]): ColouredFile {
+  const coloured = { data, results: service.processNodeDataProviderDataForGraph(graph, data) };
+  colouredFiles.keep(graph, key, coloured);
+  return coloured;
+}
+
 /** Whether a parsed file has the app lay the graph out again (summaries under the expanded layers). */
 function laysOut(data: NodeDataRun["nodeDataProviderData"], graph: ModelGraph): boolean {
   return data?.[graph.id]?.showExpandedSummaryOnGroupNode ?? false;
@@ -91,8 +98,7 @@ export function restyledInPlace(target: PaneTarget, file: RecolourFile, runId: s
   const data = kept?.data ?? readFile(target, file);
   if (laysOut(data, graph) !== laysOut(run.nodeDataProviderData, graph)) return false;
 
-  const coloured = kept ?? { data, results: service.processNodeDataProviderDataForGraph(graph, data) };
-  colouredFiles.keep(graph, file.key, coloured);
+  const coloured = kept ?? colour(target, file.key, data);
   // Filled with the colouring's entries: the object kept is never the one drawn, which is filled anew.
   for (const key in results) if (!(key in coloured.results)) delete results[key];
   Object.assign(results, coloured.results);
@@ -126,8 +132,7 @@ export function addedInPlace(target: PaneTarget, file: RecolourFile, runId: stri
   const data = kept?.data ?? readFile(target, file);
   if (laysOut(data, graph)) return false;
 
-  const coloured = kept ?? { data, results: service.processNodeDataProviderDataForGraph(graph, data) };
-  colouredFiles.keep(graph, file.key, coloured);
+  const coloured = kept ?? colour(target, file.key, data);
   const results = { ...coloured.results }; // drawn, so filled anew by a later switch: not the one kept
   const run: NodeDataRun = {
     runId,
