@@ -55,11 +55,12 @@ TALL = 1600
 MAX_PICTURES_CHARS = 9_000 * COUNT
 # The notebook without the bundle's copies: the cells, their outputs and every widget's state.
 MAX_NOTEBOOK_BUT_BUNDLE_BYTES = 13_600 * COUNT
-# The whole notebook: the bundle's copy in each widget (gzipped, base64: 72 KB since Model Explorer's
-# in-place set and clear of an overlay, 71 KB before it, 2026-12-07; 68 KB since tlw.compare's run
+# The whole notebook: the bundle's copy in each widget (gzipped, base64: 72.8 KB since colours shown
+# again are kept in the page and the frame, 72 KB since Model Explorer's in-place set and clear of an
+# overlay, 71 KB before it, 2026-12-07; 68 KB since tlw.compare's run
 # scrubber, small multiples and saved runs, 64 KB since the memory overlay, strip and inspector section,
 # both 2026-12-06; 57 KB before) and the rest above.
-MAX_NOTEBOOK_BYTES = 77_500 * COUNT
+MAX_NOTEBOOK_BYTES = 79_000 * COUNT
 # Runs the cells above the widgets' last cell (the trace, `w` and `n`), as "Run All Above" does.
 RUN_FIRST_THREE = """() => {
   const notebook = window.jupyterapp.shell.currentWidget.content;
