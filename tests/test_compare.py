@@ -9,6 +9,7 @@ import base64
 import copy
 import gzip
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -251,6 +252,41 @@ def test_run_and_reference_switch_recolour_the_same_graph(runs: list[Any]) -> No
     with pytest.raises(tlw.RunNameError):
         c.run = "nobody"
     assert c.run == c.runs[1]
+
+
+def test_the_next_runs_delta_is_computed_while_the_run_shown_is_looked_at(
+    model: nn.Module, runs: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from torchlens_widgets.comparing import overlays
+
+    computed: list[tuple[str, str]] = []  # (the run's name, the thread that ran diff_report for it)
+    four = [*runs, trace(model)]
+    names = {id(log): f"r{position}" for position, log in enumerate(four)}
+
+    def recorded(log: Any, ref: Any, **kwargs: Any) -> Any:
+        computed.append((names[id(log)], threading.current_thread().name))
+        return real(log, ref, **kwargs)
+
+    real = overlays.baseline_facts
+    monkeypatch.setattr(overlays, "baseline_facts", recorded)
+    c = tlw.compare(four, names=["r0", "r1", "r2", "r3"])
+    c._run_overlays._facts_ahead._started[("r2", "r0")].result()  # started while r1 is drawn
+    assert computed == [("r1", "MainThread"), ("r2", "tlw-ahead_0")]
+    c.run = "r2"  # scrubbed on: the answer computed ahead is shown, and the next one started
+    c._run_overlays._facts_ahead._started[("r3", "r0")].result()
+    assert computed[2:] == [("r3", "tlw-ahead_0")]
+    assert c.values("linear_2_3:1")["r2"] == pytest.approx(
+        next(r.max_abs_delta for r in diff_report(runs[2], runs[0]).rows if r.subject_label == "linear_2_3:1")
+    )
+    c.run = "r3"
+    c.run = "r1"  # back: the way the reader goes; every answer against r0 is known, none is started
+    assert len(computed) == 3 and not c._run_overlays._facts_ahead._started
+    c.reference = "r3"  # against another reference, the run before r1 is next: r0
+    c._run_overlays._facts_ahead._started[("r0", "r3")].result()
+    assert computed[-2:] == [("r1", "MainThread"), ("r0", "tlw-ahead_0")]
+    c.overlay = "time"  # only the delta waits for torchlens' diff_report: nothing is started for others
+    c.run = "r2"
+    assert list(c._run_overlays._facts_ahead._started) == [("r0", "r3")] and len(computed) == 5
 
 
 def test_the_scrubber_sets_run_and_a_bad_name_is_put_back(runs: list[Any]) -> None:

@@ -20,6 +20,7 @@ from .._privacy import refuse_under_public
 from ..diffing.baseline import BaselineFacts, baseline_facts, delta_overlay
 from ..diffing.labels import execution_labels
 from ..graph_model import TraceGraph
+from .ahead import Ahead
 from .runs import Runs
 
 DELTA_OVERLAY = "delta"
@@ -59,6 +60,7 @@ class RunOverlays:
             name: OverlayCache(trace, collection, privacy_profile) for name, trace in runs.traces.items()
         }
         self._facts: dict[tuple[str, str], BaselineFacts] = {}
+        self._facts_ahead: Ahead[tuple[str, str], BaselineFacts] = Ahead()
         self._noted: dict[tuple[str, str, str], Overlay | None] = {}
 
     # ----- the OverlaySource ------------------------------------------------------------------------
@@ -108,10 +110,26 @@ class RunOverlays:
             )
         key = (run, reference)
         if key not in self._facts:
-            self._facts[key] = baseline_facts(
-                self._runs.trace(run), self._runs.trace(reference), payload=self._graph.payload
-            )
+            self._facts[key] = self._facts_ahead.take(key, self._facts_of(run, reference))
         return self._facts[key]
+
+    def facts_ahead(self, run: str) -> None:
+        """Starts torchlens' ``diff_report`` of ``run`` against the current reference on the background
+        worker (``comparing.ahead``), unless it is known already or not to be computed (the reference
+        itself, the public profile); ``facts`` takes it when the run is shown. Answers started ahead
+        against an earlier reference are forgotten."""
+        reference = self._reference()
+        self._facts_ahead.drop(lambda key: key[1] == reference)
+        key = (run, reference)
+        if run == reference or self._privacy_profile == "public" or key in self._facts:
+            return
+        self._facts_ahead.start(key, self._facts_of(run, reference))
+
+    def _facts_of(self, run: str, reference: str) -> Callable[[], BaselineFacts]:
+        """torchlens' differential of ``run`` against ``reference`` as a call with everything it reads
+        bound here, on the kernel's thread (the payload is built here when it was not yet)."""
+        subject, ref, payload = self._runs.trace(run), self._runs.trace(reference), self._graph.payload
+        return lambda: baseline_facts(subject, ref, payload=payload)
 
     def value(self, run: str, name: str, label: str) -> float | None:
         """The value of overlay ``name`` at the node of ``label`` for ``run`` (None: not measured there,

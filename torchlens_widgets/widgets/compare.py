@@ -97,8 +97,10 @@ class Compare(Explorer):
         self.set_trait("overlay", overlay)
         self._colouring.publish()
         self._refresh_questions()
+        self._look_ahead(+1)
 
     _compare_ready = False
+    _scrub_step = +1  # the way the reader last scrubbed: the run after the one shown, that way, is next
 
     # ----- public API -----------------------------------------------------------------------------
 
@@ -252,14 +254,31 @@ class Compare(Explorer):
     @traitlets.observe("run", "reference")
     def _on_run(self, change: dict[str, Any]) -> None:
         if self._compare_ready:  # recoloured in place: the same graph, the run's node data
+            if change["name"] == "run":
+                names = self._runs.names
+                self._scrub_step = +1 if names.index(change["new"]) >= names.index(change["old"]) else -1
             self._colouring.refresh(self.overlay)
             if change["name"] == "reference":
                 self._reinspect()  # every run's delta is from the reference
+            self._look_ahead(self._scrub_step)
 
     @traitlets.observe("overlay")
     def _on_compare_overlay(self, change: dict[str, Any]) -> None:
         if self._compare_ready:
             self._reinspect()  # the small multiples show the overlay's values
+            self._look_ahead(self._scrub_step)
+
+    def _look_ahead(self, step: int) -> None:
+        """With the delta shown, starts torchlens' delta of the run the reader reaches next (the one after
+        the run shown, the way they last scrubbed) while they look at this one: a scrub on finds it
+        computed instead of waiting for ``diff_report`` (0.07-0.2 s on GPT-2 small, about 1.5 s on a
+        10,000-op trace). One run ahead only: the kernel's time goes to runs a reader is about to see."""
+        if self.overlay != DELTA_OVERLAY:
+            return
+        names = self._runs.names
+        ahead = names.index(self.run) + step
+        if 0 <= ahead < len(names):
+            self._run_overlays.facts_ahead(names[ahead])
 
     def _reinspect(self) -> None:
         """Every view asks the selection's panel again (the run shown alone is marked by the view: its

@@ -1,0 +1,45 @@
+"""Work started ahead of need: torchlens' answer for the run a reader is likely to show next, computed on
+one background thread while they look at the run shown, so that scrubbing on does not wait for it.
+
+One worker for the whole kernel: at most one such answer is computed at a time, whatever the number of
+comparisons, and a cell the user runs meanwhile shares the interpreter with that one answer only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from typing import Generic, TypeVar
+
+Key = TypeVar("Key", bound=Hashable)
+Answer = TypeVar("Answer")
+
+_WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tlw-ahead")
+
+
+class Ahead(Generic[Key, Answer]):
+    """Answers started on the background worker, by key, until taken."""
+
+    def __init__(self) -> None:
+        self._started: dict[Key, Future[Answer]] = {}
+
+    def start(self, key: Key, compute: Callable[[], Answer]) -> None:
+        """Starts ``compute`` on the worker unless it was started for ``key`` already."""
+        if key not in self._started:
+            self._started[key] = _WORKER.submit(compute)
+
+    def take(self, key: Key, compute: Callable[[], Answer]) -> Answer:
+        """The answer for ``key``: the one started ahead (waited for if still running; its error raised
+        here as if computed here), else ``compute()`` run now."""
+        started = self._started.pop(key, None)
+        if started is not None:
+            try:
+                return started.result()
+            except CancelledError:
+                pass
+        return compute()
+
+    def drop(self, keep: Callable[[Key], bool]) -> None:
+        """Forgets the answers whose key ``keep`` refuses (not started yet: cancelled)."""
+        for key in [key for key in self._started if not keep(key)]:
+            self._started.pop(key).cancel()
