@@ -284,9 +284,17 @@ def test_the_next_runs_delta_is_computed_while_the_run_shown_is_looked_at(
     c.reference = "r3"  # against another reference, the run before r1 is next: r0
     c._run_overlays._facts_ahead._started[("r0", "r3")].result()
     assert computed[-2:] == [("r1", "MainThread"), ("r0", "tlw-ahead_0")]
-    c.overlay = "time"  # only the delta waits for torchlens' diff_report: nothing is started for others
+    c.overlay = "magnitude"  # every overlay is started ahead likewise, for the run after the one shown
+    started = c._run_overlays._caches["r0"]._ahead._started  # the way the reader last went: back
+    assert list(started) == ["magnitude"]
     c.run = "r2"
-    assert list(c._run_overlays._facts_ahead._started) == [("r0", "r3")] and len(computed) == 5
+    ahead = c._run_overlays._caches["r3"]._ahead._started["magnitude"]
+    c.run = "r3"  # takes it: the overlay shown is the one built ahead
+    assert c._run_overlays._caches["r3"]._built["magnitude"] is ahead.result()
+    c.add_overlay("twice", lambda op: 2.0)  # but a custom one: the user's function runs when shown only
+    c.overlay = "twice"
+    c.run = "r2"
+    assert not any("twice" in cache._ahead._started for cache in c._run_overlays._caches.values())
 
 
 def test_the_scrubber_sets_run_and_a_bad_name_is_put_back(runs: list[Any]) -> None:

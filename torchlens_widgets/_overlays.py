@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import torch
 
+from ._ahead import Ahead
 from ._errors import OverlayNameError, OverlayUnavailableError
 from ._gzip_json import content_key, gzip_json
 
@@ -324,6 +325,7 @@ class OverlayCache:
         self._privacy_profile = privacy_profile
         self._built: dict[str, Overlay] = {}
         self._custom: dict[str, OverlayFunction] = {}
+        self._ahead: Ahead[str, Overlay] = Ahead()
 
     @property
     def custom_names(self) -> tuple[str, ...]:
@@ -334,15 +336,31 @@ class OverlayCache:
         """Add (or replace) the custom overlay ``name``; it is computed when first shown."""
         self._custom[check_custom_overlay(name, fn)] = as_number_function(fn)
         self._built.pop(name, None)
+        self._ahead.drop(lambda started: started != name)
 
     def get(self, name: str) -> Overlay | None:
         if not name:
             return None
         if name not in self._built:
-            self._built[name] = build_overlay(
-                self._log, self._collection(), name, self._privacy_profile, self._custom.get(name)
-            )
+            self._built[name] = self._ahead.take(name, self._builder(name))
         return self._built[name]
+
+    def ahead(self, name: str) -> None:
+        """Starts building overlay ``name`` on the background worker (``_ahead``), unless it is built
+        already or a custom overlay (the user's function runs on the kernel's thread only, when shown);
+        ``get`` takes it. Its error, if torchlens refuses it, is raised by ``get``."""
+        if name and name not in self._built and name not in self._custom:
+            self._ahead.start(name, self._builder(name))
+
+    def _builder(self, name: str) -> Callable[[], Overlay]:
+        """torchlens' build of overlay ``name`` with what it reads bound here, on the kernel's thread."""
+        log, collection, profile, custom = (
+            self._log,
+            self._collection(),
+            self._privacy_profile,
+            self._custom.get(name),
+        )
+        return lambda: build_overlay(log, collection, name, profile, custom)
 
 
 class ViewerOverlays:

@@ -15,12 +15,12 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from .._ahead import Ahead
 from .._overlays import Overlay, OverlayCache, OverlayFunction, overlay_over
 from .._privacy import refuse_under_public
 from ..diffing.baseline import BaselineFacts, baseline_facts, delta_overlay
 from ..diffing.labels import execution_labels
 from ..graph_model import TraceGraph
-from .ahead import Ahead
 from .runs import Runs
 
 DELTA_OVERLAY = "delta"
@@ -112,6 +112,14 @@ class RunOverlays:
         if key not in self._facts:
             self._facts[key] = self._facts_ahead.take(key, self._facts_of(run, reference))
         return self._facts[key]
+
+    def ahead(self, run: str, name: str) -> None:
+        """Starts overlay ``name`` of ``run`` on the background worker (``_ahead``): its delta, or its
+        own overlay (not the spread: made of every run's, it does not change with the run shown)."""
+        if name == DELTA_OVERLAY:
+            self.facts_ahead(run)
+        elif name and name != SPREAD_OVERLAY:
+            self._caches[run].ahead(name)
 
     def facts_ahead(self, run: str) -> None:
         """Starts torchlens' ``diff_report`` of ``run`` against the current reference on the background

@@ -1,5 +1,6 @@
-"""Work started ahead of need: torchlens' answer for the run a reader is likely to show next, computed on
-one background thread while they look at the run shown, so that scrubbing on does not wait for it.
+"""Work started ahead of need: torchlens' answers for the run a reader is likely to show next (its delta,
+its overlay), computed on one background thread while they look at the run shown, so that scrubbing on
+does not wait for them.
 
 One worker for the whole kernel: at most one such answer is computed at a time, whatever the number of
 comparisons, and a cell the user runs meanwhile shares the interpreter with that one answer only.
