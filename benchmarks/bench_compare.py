@@ -7,8 +7,9 @@ little noise). Prints, beside a single explorer of the first run:
 - first draw (cell -> drawn) of ``tlw.compare(runs)`` and of ``tlw.explore(run0)``, each on a fresh page;
 - a scrub (``c.run`` set to the next run; kernel change -> the view's next draw), on the first,
   collapsed view and on the graph opened to an op selected deep inside it (as a reader's click opens it),
-  each then back over the runs just shown (a run's first visit waits for torchlens' ``diff_report`` in
-  the kernel; back, its colours were seen before: the kernel and the view keep what they made of them);
+  each then back over the runs just shown (a run's first visit takes torchlens' ``diff_report`` of it,
+  computed while the reader looked at the run before: the next run the way they scrub is computed ahead;
+  back, its colours were seen before: the kernel and the view keep what they made of them);
 - the kernel's memory per extra run (tracemalloc), beside one trace's Model Explorer export size.
 
 Figures, never assertions; they move up to 2x between runs on this machine.
