@@ -378,23 +378,104 @@ def test_ops_some_runs_lack_are_marked_on_the_graph(runs: list[Any], doubled: An
         assert "not in runs" not in gzip.decompress(buffers[1]).decode()
 
 
-def test_ops_only_other_runs_have_are_listed_and_said_in_the_status_line(
+def test_ops_only_other_runs_have_are_drawn_in_model_explorer(runs: list[Any], doubled: Any) -> None:
+    """The graph drawn is the reference run's with every op only other runs have added, each from its
+    own run's torchlens export, wired to the ops it reads and feeds in that run, and marked."""
+    c = tlw.compare({"a": runs[0], "doubled": doubled, "b": runs[2]})
+    assert c.not_drawn == {}
+    _, buffers = ask(c, "graph")
+    collection = strict(gzip.decompress(buffers[0]))
+    (graph,) = collection["graphs"]
+    nodes = {node["id"]: node for node in graph["nodes"]}
+    mul = c._source.index.id_of_label("mul_1_4:1")
+    linear, output = (c._source.index.id_of_label(label) for label in ("linear_2_3:1", "output_1:1"))
+    own = next(n for n in tl.export.to_model_explorer_dict(doubled)["graphs"][0]["nodes"] if n["id"] == mul)
+    assert {**nodes[mul], "incomingEdges": own["incomingEdges"]} == own  # its own run's node
+    assert [edge["sourceNodeId"] for edge in nodes[mul]["incomingEdges"]] == [linear]
+    feeding_output = [edge["sourceNodeId"] for edge in nodes[output]["incomingEdges"]]
+    assert feeding_output == [linear, mul]  # in run a, and in run doubled
+    reference_export = tl.export.to_model_explorer_dict(runs[0])["graphs"][0]["nodes"]
+    assert [node for node in graph["nodes"] if node["id"] not in (mul, output)] == [
+        node for node in reference_export if node["id"] != output
+    ]  # the reference's own nodes, as exported
+    attributes = strict(gzip.decompress(buffers[-1]))
+    assert {node: attrs for g in attributes.values() for node, attrs in g.items()} == {
+        mul: {"not_in_runs": "a, b"}
+    }
+    assert c._graph_info.get("warnings", []) == []
+    # Its values are the run's that has it; the others have none, never a zero.
+    c.overlay = "magnitude"
+    assert c.values("mul_1_4:1")["doubled"] is not None and c.values("mul_1_4:1")["a"] is None
+    c.select("mul_1_4:1")  # a click on it: the panel of the run that has it
+    panel = ask(c, "inspect", request_id=2)[0]["result"]
+    assert panel["label"] == "mul_1_4:1" and [(r["name"], r["lacks"]) for r in panel["runs"]["runs"]] == [
+        ("a", True),
+        ("doubled", False),
+        ("b", True),
+    ]
+    assert c.selected["doubled"].label == "mul_1_4:1" and c.selected["a"] is None
+    assert c.lineage() == ["mul_1_4:1", "linear_2_3:1", "relu_1_2:1", "linear_1_1:1", "input_1:1"]
+
+
+def test_the_union_drawn_has_torchlens_supergraph_where_torchlens_merges_the_runs(
     runs: list[Any], doubled: Any
 ) -> None:
-    """The graph drawn is the reference run's: an op only another run has has no node, and the widget
-    says so (the status line's warning, c.not_drawn) instead of leaving it out in silence."""
-    c = tlw.compare({"a": runs[0], "doubled": doubled, "b": runs[2]})
+    """Where torchlens merges the runs' graphs itself (``Bundle.supergraph``; it refuses GPT-2's), every
+    op and edge of its merge is on the graph Model Explorer draws (torchlens keeps an output that another
+    op feeds in one run as a node of its own, "output_1@doubled": drawn as the one output it is)."""
+    supergraph = tl.bundle({"a": runs[0], "doubled": doubled}).supergraph
+    c = tlw.compare({"a": runs[0], "doubled": doubled})
+    index = c._source.index
+
+    def drawn(name: str) -> str | None:
+        return index.id_of_label(f"{name.split('@')[0]}:1")
+
+    assert all(drawn(name) is not None for name in supergraph.nodes)
+    collection = c._graph.payload.collection
+    edges = {
+        (edge["sourceNodeId"], node["id"])
+        for graph in collection["graphs"]
+        for node in graph["nodes"]
+        for edge in node.get("incomingEdges", ())
+    }
+    assert {(drawn(source), drawn(target)) for source, target in supergraph.edges} <= edges
+
+
+def test_netron_lists_the_ops_only_other_runs_have_and_says_so(runs: list[Any], doubled: Any) -> None:
+    """Netron draws the reference run's graph: an op only another run has has no node there, and the
+    widget says so (the status line's warning, c.not_drawn) instead of leaving it out in silence."""
+    c = tlw.compare({"a": runs[0], "doubled": doubled, "b": runs[2]}, viewer="netron")
     assert c.not_drawn == {"doubled": ["mul_1_4:1"]}
-    assert c._source.index.id_of_label("mul_1_4:1") is None  # not on the graph drawn
     ask(c, "graph")  # the export: the view is told the graph's warnings with its size
     (warning,) = c._graph_info["warnings"]
-    assert "1 of run 'doubled'" in warning and "run 'a'" in warning and "c.not_drawn" in warning
+    assert "1 of run 'doubled'" in warning and "run 'a'" in warning and "model-explorer" in warning
     c.reference = "doubled"  # the deltas change; the graph drawn, and what it lacks, do not
     assert c.not_drawn == {"doubled": ["mul_1_4:1"]}
-    drawn_by_doubled = tlw.compare({"doubled": doubled, "a": runs[0]})
-    assert drawn_by_doubled.not_drawn == {}
-    ask(drawn_by_doubled, "graph")
-    assert drawn_by_doubled._graph_info.get("warnings", []) == []
+    c.viewer = "model-explorer"
+    assert c.not_drawn == {}
+
+
+def test_a_union_torchlens_refuses_draws_the_references_graph_and_says_what_it_lacks(
+    runs: list[Any], doubled: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from torchlens_widgets.comparing import union
+
+    def refused(collection: Any) -> Any:
+        raise tlw.PayloadValidationError(["a row torchlens' validator refused"])
+
+    monkeypatch.setattr(union, "payload_of", refused)
+    c = tlw.compare({"a": runs[0], "doubled": doubled})
+    ask(c, "graph")  # drawn: the reference's own export
+    assert c._source.index.id_of_label("mul_1_4:1") is None and c.not_drawn == {"doubled": ["mul_1_4:1"]}
+    (warning,) = c._graph_info["warnings"]
+    assert "1 of run 'doubled'" in warning and "refused the graph with them (1 failing row)" in warning
+
+
+def test_runs_with_the_same_ops_draw_the_references_own_export(runs: list[Any]) -> None:
+    from torchlens_widgets.graph_model import TraceGraph
+
+    c = tlw.compare(runs)
+    assert c._graph.payload is TraceGraph(runs[0]).payload  # kept once for every widget of the trace
 
 
 def test_values_needs_a_node(runs: list[Any]) -> None:

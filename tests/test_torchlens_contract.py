@@ -299,8 +299,9 @@ def test_bundle_supergraph_of_gpt2_runs_is_refused_as_cyclic() -> None:
     """torchlens 2.36 refuses the merged supergraph of four GPT-2 LM traces (self-loops such as
     add_3_37->add_3_37), so ``Bundle.most_changed`` and ``supergraph()`` cannot rank or draw them:
     tlw.compare() answers from each run's ``diff_report`` against the reference instead
-    (comparing/overlays.py). When a torchlens release fixes it this test fails: then the comparison may
-    rank by ``Bundle.most_changed`` and draw ``supergraph()`` (ops only some runs have, issue 40)."""
+    (comparing/overlays.py) and draws the runs' ops from each run's export (comparing/union.py). When a
+    torchlens release fixes it this test fails: then the comparison may rank by ``Bundle.most_changed``
+    and draw ``supergraph()``."""
     model = gpt2_tiny()
     traces = [trace_tokens(model)] + [trace_tokens(perturbed(model, GPT2_LAYER)) for _ in range(3)]
     bundle = tl.bundle(traces)

@@ -65,6 +65,11 @@ def model_explorer_payload(log: Any, **options: Any) -> ModelExplorerPayload:
     collection = tl.export.to_model_explorer_dict(log, **options)
     if options.get("privacy_profile") == "public":  # torchlens leaves the advisories' paths in
         collection = without_source_locations(collection)
+    return payload_of(collection)
+
+
+def payload_of(collection: dict[str, Any]) -> ModelExplorerPayload:
+    """A collection validated strictly by torchlens, its wide layers split, with its node index."""
     validate(collection)
     split = split_wide_layers(collection)
     if split is not collection:
@@ -93,6 +98,12 @@ class TraceGraph:
 
     @functools.cached_property
     def payload(self) -> ModelExplorerPayload:
+        """The collection Model Explorer draws: the trace's own export (a comparison's adds its runs')."""
+        return self._own_payload()
+
+    def _own_payload(self) -> ModelExplorerPayload:
+        """torchlens' export of this trace (kept for the other widgets of the trace: ``_export_cache``)."""
+
         def export() -> ModelExplorerPayload:
             return model_explorer_payload(self._log, privacy_profile=self._privacy_profile)
 

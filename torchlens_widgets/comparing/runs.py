@@ -69,34 +69,32 @@ class Runs:
         return label not in self.labels[name] and any(label in labels for labels in self.labels.values())
 
 
-def missing_from(runs: Runs, reference: str) -> dict[str, str]:
-    """The reference run's op labels that some runs lack -> those runs' names ("b, c"): the ops the
-    graph drawn marks as not in every run."""
+def missing_from(runs: Runs) -> dict[str, str]:
+    """Every run's op labels that some runs lack -> those runs' names ("b, c"): the ops the graph drawn
+    marks as not in every run (a viewer marks those it draws)."""
     marks = {}
-    for label in sorted(runs.labels[reference]):
+    for label in sorted(frozenset.union(*runs.labels.values())):
         lacking = [name for name in runs.names if label not in runs.labels[name]]
         if lacking:
             marks[label] = ", ".join(lacking)
     return marks
 
 
-def not_on_graph(runs: Runs, drawn: str) -> dict[str, list[str]]:
-    """Run name -> its op labels that run ``drawn`` lacks, for the runs that have any: the ops no node
-    of the graph stands for (the graph drawn is that run's; torchlens refuses to merge the runs' graphs
-    of a model such as GPT-2, see tests/test_torchlens_contract.py)."""
-    lacking = {name: sorted(runs.labels[name] - runs.labels[drawn]) for name in runs.names}
+def not_on_graph(runs: Runs, drawn: str | frozenset[str]) -> dict[str, list[str]]:
+    """Run name -> its op labels not among the labels drawn (a run's: its labels), for the runs that
+    have any: the ops no node of the graph stands for."""
+    labels_drawn = runs.labels[drawn] if isinstance(drawn, str) else drawn
+    lacking = {name: sorted(runs.labels[name] - labels_drawn) for name in runs.names}
     return {name: labels for name, labels in lacking.items() if labels}
 
 
-def not_on_graph_line(not_drawn: dict[str, list[str]], drawn: str) -> str:
-    """What the status line says of ``not_on_graph``'s answer ("" when every op is drawn)."""
+def not_on_graph_line(not_drawn: dict[str, list[str]], drawn: str, why: str) -> str:
+    """What the status line says of ``not_on_graph``'s answer when the graph shown is run ``drawn``'s,
+    and ``why`` ("" when every op is drawn)."""
     if not not_drawn:
         return ""
     counts = ", ".join(f"{len(labels)} of run {name!r}" for name, labels in not_drawn.items())
-    return (
-        f"ops with no node on this graph (run {drawn!r}'s): {counts}; c.not_drawn lists them, and "
-        "tlw.compare(..., reference=<that run>) draws that run's graph"
-    )
+    return f"ops with no node on this graph (run {drawn!r}'s): {counts}; c.not_drawn lists them; {why}"
 
 
 def collect_runs(runs: Any, names: Sequence[str] | None = None) -> Runs:

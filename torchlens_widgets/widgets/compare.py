@@ -20,6 +20,9 @@ from .._trace import record_for_label
 from ..comparing.multiples import runs_section
 from ..comparing.overlays import COMPARE_OVERLAYS, DELTA_OVERLAY, RunOverlays
 from ..comparing.runs import check_aligned, collect_runs, missing_from, not_on_graph, not_on_graph_line
+from ..comparing.union import RunsGraph
+from ..diffing.labels import execution_labels
+from ..inspector.reply import inspect_record
 from .base import DEFAULT_HEIGHT, DEFAULT_PRIVACY_PROFILE
 from .colouring import Colouring
 from .explorer import DEFAULT_VIEWER, Explorer
@@ -68,8 +71,7 @@ class Compare(Explorer):
         ref = collected.check_name(reference if reference is not None else collected.names[0], "reference")
         check_aligned(collected, ref)
         self._runs = collected
-        self._drawn_run = ref  # the graph drawn is this run's, whatever the reference becomes
-        self._not_drawn = not_on_graph(collected, ref)
+        self._drawn_run = ref  # the graph drawn is this run's (with the others' ops), whatever the reference
         super().__init__(collected.trace(ref), viewer=viewer, height=height, privacy_profile=profile)
         # The colouring reads the runs' overlays; the explorer's own (of the reference alone) is replaced
         # before any overlay was computed or shown.
@@ -85,8 +87,8 @@ class Compare(Explorer):
             reinspect=lambda: self.set_trait("_inspect_rev", self._inspect_rev + 1),
             overlays=self._run_overlays,
         )
-        # The graph drawn is the reference run's: its ops that other runs lack say so on their nodes.
-        self._sources.tell_marks(missing_from(collected, ref))
+        # The ops that some runs lack say so on their nodes.
+        self._sources.tell_marks(missing_from(collected))
         others = [name for name in collected.names if name != ref]
         with self.hold_trait_notifications():
             self.set_trait("runs", collected.names)
@@ -115,10 +117,11 @@ class Compare(Explorer):
 
     @property
     def not_drawn(self) -> dict[str, list[str]]:
-        """Run name -> its op labels with no node on the graph, for the runs that have any. The graph
-        drawn is the first reference run's (torchlens refuses to merge the runs' graphs of a model such
-        as GPT-2); ``tlw.compare(..., reference=<run>)`` draws another run's. The status line says so."""
-        return {name: list(labels) for name, labels in self._not_drawn.items()}
+        """Run name -> its op labels with no node on the graph shown, for the runs that have any (the
+        status line says so). Model Explorer draws the first reference run's graph with every op only
+        other runs have added (``comparing.union``): none. Netron draws the first reference run's graph:
+        the ops only other runs have."""
+        return {name: list(labels) for name, labels in self._not_drawn_now().items()}
 
     def trace(self, name: str) -> Any:
         """The torchlens Trace of run ``name``."""
@@ -196,6 +199,28 @@ class Compare(Explorer):
 
     # ----- helpers --------------------------------------------------------------------------------
 
+    _graph: RunsGraph
+
+    def _graph_model(self, log: Any) -> RunsGraph:
+        """Every run's ops on the reference run's graph (Model Explorer's; Netron draws ``log``'s)."""
+        return RunsGraph(self._runs, self._drawn_run, self._privacy_profile)
+
+    def _trace_of(self, name: str) -> Any:
+        """The trace of the run drawn; for an op only other runs have, the first run's that has it."""
+        try:
+            label = self._source.index.label_of(self._source.resolve(name))
+        except (KeyError, ValueError):
+            return self._log  # torchlens says what the name is not
+        if not self._runs.lacks(self._drawn_run, label):
+            return self._log
+        return self._runs.trace(next(run for run in self._runs.names if not self._runs.lacks(run, label)))
+
+    def _not_drawn_now(self) -> dict[str, list[str]]:
+        if self._sources.viewer == "netron":
+            return not_on_graph(self._runs, self._drawn_run)
+        drawn = frozenset(execution_labels(self._graph.payload.collection).values())
+        return not_on_graph(self._runs, drawn | self._runs.labels[self._drawn_run])
+
     def _record(self, run: str, label: str) -> Any:
         try:
             return record_for_label(self._runs.trace(run), label)
@@ -214,8 +239,14 @@ class Compare(Explorer):
         return self._source.index.label_of(self._source.resolve(name))
 
     def _inspect_label(self, label: str) -> Reply[InspectRecord]:
-        """The reference run's panel for the node, with the node in every run (the small multiples)."""
-        header, buffers = super()._inspect_label(label)
+        """The reference run's panel for the node (the first run's that has it, for an op the reference
+        lacks), with the node in every run (the small multiples)."""
+        if self._runs.lacks(self._drawn_run, label):  # an op only other runs have: drawn from theirs
+            trace = self._trace_of(label)
+            profile = self._privacy_profile
+            header, buffers = inspect_record(trace, trace[label], label, privacy_profile=profile)
+        else:
+            header, buffers = super()._inspect_label(label)
         header["runs"] = runs_section(
             self._runs, self._run_overlays, self.overlay, label, shown=self.run, reference=self.reference
         )
@@ -233,7 +264,9 @@ class Compare(Explorer):
     def _graph_info_now(self) -> dict[str, Any]:
         """The explorer's, with a warning of the runs' ops the graph has no node for."""
         info = super()._graph_info_now()
-        line = not_on_graph_line(self._not_drawn, self._drawn_run)
+        netron = self._sources.viewer == "netron"
+        why = "Model Explorer draws every run's ops (c.viewer = 'model-explorer')" if netron else ""
+        line = not_on_graph_line(self._not_drawn_now(), self._drawn_run, why or self._graph.refused)
         return {**info, "warnings": [*info.get("warnings", []), line]} if line and info else info
 
     # ----- trait plumbing -------------------------------------------------------------------------

@@ -123,7 +123,7 @@ class Explorer(ViewerWidget):
         self._failure = failure
         self._privacy_profile = check_privacy_profile(privacy_profile)
         self._callbacks: list[SelectCallback] = []
-        self._graph = TraceGraph(log, self._privacy_profile)  # exported once, on first use
+        self._graph = self._graph_model(log)  # exported once, on first use
         self._sources = TraceSources(  # raises before drawing (an unknown viewer, missing assets)
             log,
             self._graph,
@@ -326,7 +326,7 @@ class Explorer(ViewerWidget):
                     "lineage() of the selection, and nothing is selected. Remedy: select a node "
                     "(a click, or w.select(name)) or pass its name: w.lineage('linear_1_1')."
                 )
-        labels = _debug.lineage(self._log, self._source.index, name, direction)
+        labels = _debug.lineage(self._trace_of(name), self._source.index, name, direction)
         drawn = _debug.drawn_labels(self._source.index, labels)
         return self._debugging.show_lineage(direction, labels, drawn)
 
@@ -552,6 +552,14 @@ class Explorer(ViewerWidget):
         """``_drawn_node_id`` of many labels (the strip's thousands of ops), the index read once."""
         index = self._source.index
         return [(index.id_of_label(label) or "") if label else "" for label in labels]
+
+    def _trace_of(self, name: str) -> Any:
+        """The trace torchlens is asked about node ``name``: the widget's own."""
+        return self._log
+
+    def _graph_model(self, log: Any) -> TraceGraph:
+        """The graph model the viewers draw and everything keys on: the trace's own."""
+        return TraceGraph(log, self._privacy_profile)
 
     def _inspect_label(self, label: str) -> Reply[InspectRecord]:
         record = self._source.record(label)
