@@ -42,12 +42,24 @@ with torch.no_grad():
     runs = {"step0": tl.trace(model, x)}
     runs |= {"step1": tl.trace(moved("w1"), x), "step2": tl.trace(moved("w3"), x)}""",
     "c = tlw.compare(runs, height=560)\nc",
+    # A run of a longer model beside the reference: its last op (a mul) only it has.
+    """class Longer(Flat):
+    def forward(self, x):
+        return super().forward(x) * 2
+
+longer = Longer()
+longer.load_state_dict(model.state_dict())
+with torch.no_grad():
+    longer_run = tl.trace(longer, x)
+extra = next(op.label for op in longer_run.layer_list if op.label.startswith("mul"))
+c2 = tlw.compare({"step0": runs["step0"], "longer": longer_run}, height=560)
+c2""",
 ]
 
 
 @pytest.fixture(scope="module")
 def session(jupyter_lab: JupyterServer, browser: Any) -> Iterator[tuple[RecordedPage, KernelAccess]]:
-    with notebook_session(jupyter_lab, browser, "compare.ipynb", CELLS, widgets=1) as (page, kernel):
+    with notebook_session(jupyter_lab, browser, "compare.ipynb", CELLS, widgets=2) as (page, kernel):
         kernel.wait_ready("c", timeout=120)
         yield page, kernel
 
@@ -204,49 +216,29 @@ def test_a_view_whose_frame_is_below_the_fold_waits_for_it_and_draws_when_scroll
         jupyter_lab.shut_down_notebook(name)
 
 
-# A run of a longer model beside the reference: its last op (a mul) only it has.
-LONGER_CELLS = [
-    CELLS[0]
-    + """
-
-class Longer(Flat):
-    def forward(self, x):
-        return super().forward(x) * 2
-
-longer = Longer()
-longer.load_state_dict(model.state_dict())
-with torch.no_grad():
-    runs["longer"] = tl.trace(longer, x)
-extra = next(op.label for op in runs["longer"].layer_list if op.label.startswith("mul"))""",
-    "c = tlw.compare({'step0': runs['step0'], 'longer': runs['longer']}, height=560)\nc",
-]
-
-
 def test_an_op_only_another_run_has_is_drawn_marked_and_selectable(
-    jupyter_lab: JupyterServer, browser: Any, artifacts: Any
+    session: tuple[RecordedPage, KernelAccess], artifacts: Any
 ) -> None:
     # Model Explorer draws the reference run's graph with the ops only other runs have added: the
     # longer run's mul is a node of the frame's graph, says which run lacks it, and a user's selection
     # of it gives Python that run's record (None for the run without it) and the inspector its panel.
-    with notebook_session(jupyter_lab, browser, "compare-longer.ipynb", LONGER_CELLS, widgets=1) as (
-        page,
-        kernel,
-    ):
-        kernel.wait_ready("c", timeout=120)
-        assert kernel.value("c.not_drawn") == {}
-        extra = kernel.value("extra")
-        frame = page.page.locator("iframe.tlw-frame").first.content_frame
-        select_in_viewer_ui(frame, extra, kernel.value(f"c._source.index.id_of_label({extra!r})"))
-        kernel.wait_for("c.selected_label", extra, timeout=30)
-        assert kernel.value(f"c.selected['longer'] is runs['longer'][{extra!r}]") is True
-        assert kernel.value("c.selected['step0'] is None") is True
-        root = page.page.locator(".tlw-root").first
-        expect(root.locator(".tlw-inspector")).to_contain_text(extra, timeout=30_000)
-        rows = root.locator(".tlw-inspector .tlw-insp-run")
-        expect(rows).to_have_count(2)
-        expect(rows.nth(0)).to_contain_text("not in this run")
-        # The app's own info of the selected node (its side panel, closed here) holds its "not in runs"
-        # row: step0 lacks it.
-        expect(frame.locator("body")).to_contain_text("not_in_runs", timeout=30_000)
-        root.screenshot(path=str(artifacts / "compare-longer.png"))
-        assert page.console_errors == [], page.console_errors
+    page, kernel = session
+    root = page.page.locator(".tlw-root").nth(1)
+    root.scroll_into_view_if_needed()
+    kernel.wait_ready("c2", timeout=120)
+    assert kernel.value("c2.not_drawn") == {}
+    extra = kernel.value("extra")
+    frame = page.page.locator("iframe.tlw-frame").nth(1).content_frame
+    select_in_viewer_ui(frame, extra, kernel.value(f"c2._source.index.id_of_label({extra!r})"))
+    kernel.wait_for("c2.selected_label", extra, timeout=30)
+    assert kernel.value(f"c2.selected['longer'] is longer_run[{extra!r}]") is True
+    assert kernel.value("c2.selected['step0'] is None") is True
+    expect(root.locator(".tlw-inspector")).to_contain_text(extra, timeout=30_000)
+    rows = root.locator(".tlw-inspector .tlw-insp-run")
+    expect(rows).to_have_count(2)
+    expect(rows.nth(0)).to_contain_text("not in this run")
+    # The app's own info of the selected node (its side panel, closed here) holds its "not in runs"
+    # row: step0 lacks it.
+    expect(frame.locator("body")).to_contain_text("not_in_runs", timeout=30_000)
+    root.screenshot(path=str(artifacts / "compare-longer.png"))
+    assert page.console_errors == [], page.console_errors
