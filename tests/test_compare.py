@@ -24,6 +24,7 @@ from tests.helpers.models import TinyMLP
 from tests.helpers.pairs import X_TINY, perturbed, trace
 from tests.helpers.saved_pages import saved
 from tests.helpers.view_requests import Wire, ask
+from torchlens_widgets.viewers.netron import netron_artifact
 
 
 class Doubled(TinyMLP):
@@ -417,20 +418,60 @@ def test_ops_only_other_runs_have_are_drawn_in_model_explorer(runs: list[Any], d
     assert c.lineage() == ["mul_1_4:1", "linear_2_3:1", "relu_1_2:1", "linear_1_1:1", "input_1:1"]
 
 
+class Block(nn.Module):
+    """A linear in a module of its own, doubled after it in one run (``twice``)."""
+
+    def __init__(self, twice: bool = False) -> None:
+        super().__init__()
+        self.inner, self.twice = nn.Sequential(nn.Linear(4, 4)), twice
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.inner(x)
+        return y * 2 if self.twice else y
+
+
+class Nested(nn.Module):
+    """A block then a head: with the block's op added, every later op's label moves on (linear_2_2 is
+    linear_2_3 in that run), so torchlens aligns neither with the other."""
+
+    def __init__(self, twice: bool = False) -> None:
+        super().__init__()
+        self.block, self.head = Block(twice), nn.Linear(4, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.block(x))
+
+
+def nested_runs() -> tuple[Any, Any]:
+    torch.manual_seed(0)
+    plain, twice = Nested(), Nested(twice=True)
+    twice.load_state_dict(plain.state_dict())
+    x = torch.randn(3, 4)
+    return tl.trace(plain, x), tl.trace(twice, x)
+
+
+@pytest.mark.parametrize("models", ["doubled", "nested"])
+@pytest.mark.parametrize("viewer", ["model-explorer", "netron"])
 def test_the_union_drawn_has_torchlens_supergraph_where_torchlens_merges_the_runs(
-    runs: list[Any], doubled: Any
+    runs: list[Any], doubled: Any, models: str, viewer: str
 ) -> None:
     """Where torchlens merges the runs' graphs itself (``Bundle.supergraph``; it refuses GPT-2's), every
-    op and edge of its merge is on the graph Model Explorer draws (torchlens keeps an output that another
-    op feeds in one run as a node of its own, "output_1@doubled": drawn as the one output it is)."""
-    supergraph = tl.bundle({"a": runs[0], "doubled": doubled}).supergraph
-    c = tlw.compare({"a": runs[0], "doubled": doubled})
+    op of its merge has a node of its own on the graph drawn, and in Model Explorer every edge (torchlens
+    keeps an output another op feeds in one run as a node of its own, "output_1@doubled": drawn as the
+    one output it is)."""
+    first, second = (runs[0], doubled) if models == "doubled" else nested_runs()
+    supergraph = tl.bundle({"a": first, "other": second}).supergraph
+    c = tlw.compare({"a": first, "other": second}, viewer=viewer)
     index = c._source.index
 
     def drawn(name: str) -> str | None:
         return index.id_of_label(f"{name.split('@')[0]}:1")
 
-    assert all(drawn(name) is not None for name in supergraph.nodes)
+    endpoints = ("input_", "output_")  # Netron draws the model's inputs and outputs as its own arrows
+    shown = [n for n in supergraph.nodes if viewer == "model-explorer" or not n.startswith(endpoints)]
+    assert all(drawn(name) is not None for name in shown) and c.not_drawn == {}
+    if viewer == "netron":
+        return
     collection = c._graph.payload.collection
     edges = {
         (edge["sourceNodeId"], node["id"])
@@ -441,18 +482,27 @@ def test_the_union_drawn_has_torchlens_supergraph_where_torchlens_merges_the_run
     assert {(drawn(source), drawn(target)) for source, target in supergraph.edges} <= edges
 
 
-def test_netron_lists_the_ops_only_other_runs_have_and_says_so(runs: list[Any], doubled: Any) -> None:
-    """Netron draws the reference run's graph: an op only another run has has no node there, and the
-    widget says so (the status line's warning, c.not_drawn) instead of leaving it out in silence."""
+def test_ops_only_other_runs_have_are_drawn_in_netron(runs: list[Any], doubled: Any) -> None:
+    """Netron draws the reference run's artifact with the nodes only other runs have added from theirs:
+    the mul reads the value of its input's name, is a graph output as in its run, has its run's sidebar
+    rows and the "not in runs" row, and is selected and coloured as any node."""
     c = tlw.compare({"a": runs[0], "doubled": doubled, "b": runs[2]}, viewer="netron")
-    assert c.not_drawn == {"doubled": ["mul_1_4:1"]}
-    ask(c, "graph")  # the export: the view is told the graph's warnings with its size
-    (warning,) = c._graph_info["warnings"]
-    assert "1 of run 'doubled'" in warning and "run 'a'" in warning and "model-explorer" in warning
-    c.reference = "doubled"  # the deltas change; the graph drawn, and what it lacks, do not
-    assert c.not_drawn == {"doubled": ["mul_1_4:1"]}
-    c.viewer = "model-explorer"
     assert c.not_drawn == {}
+    _, buffers = ask(c, "graph")
+    graph = strict(gzip.decompress(buffers[0]))["graph"]
+    nodes = {node["name"]: node for node in graph["node"]}
+    assert nodes["mul_1_4"]["input"] == ["linear_2_3"] and nodes["linear_2_3"]["input"] == ["relu_1_2"]
+    assert [output["name"] for output in graph["output"]] == ["linear_2_3", "mul_1_4"]
+    rows = [row for row in strict(gzip.decompress(buffers[1]))["metadata"] if row["target"] == "mul_1_4"]
+    own_rows = json.loads(netron_artifact(doubled).attachment_json)["metadata"]
+    assert [row for row in own_rows if row["target"] == "mul_1_4"] == rows[:-1]
+    assert rows[-1] == {"kind": "node", "target": "mul_1_4", "name": "not in runs", "value": "a, b"}
+    c.select("mul_1_4:1")
+    assert c.selected_label == "mul_1_4:1" and c.selected_node == "mul_1_4"
+    c.overlay = "magnitude"
+    c.run = "doubled"
+    assert c.values()["doubled"] is not None and c.values()["a"] is None
+    assert "mul_1_4" in c._source.overlay_values(c._overlay)["values"]
 
 
 def test_a_union_torchlens_refuses_draws_the_references_graph_and_says_what_it_lacks(
@@ -469,6 +519,12 @@ def test_a_union_torchlens_refuses_draws_the_references_graph_and_says_what_it_l
     assert c._source.index.id_of_label("mul_1_4:1") is None and c.not_drawn == {"doubled": ["mul_1_4:1"]}
     (warning,) = c._graph_info["warnings"]
     assert "1 of run 'doubled'" in warning and "refused the graph with them (1 failing row)" in warning
+    monkeypatch.setattr(union, "netron_union", lambda own, others: own)  # Netron without its own node
+    c.viewer = "netron"
+    ask(c, "graph", request_id=2)
+    assert c.not_drawn == {"doubled": ["mul_1_4:1"]}
+    (warning,) = c._graph_info["warnings"]
+    assert "1 of run 'doubled'" in warning and "Model Explorer draws each op" in warning
 
 
 def test_runs_with_the_same_ops_draw_the_references_own_export(runs: list[Any]) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,6 +114,11 @@ class TraceGraph:
     def exported(self) -> bool:
         """Whether torchlens' export has run (what the graph's size is known from)."""
         return "payload" in self.__dict__
+
+    def netron_artifact(self, own: Any, export: Callable[[Any], Any]) -> Any:
+        """What Netron draws of this graph: ``own``, torchlens' Netron artifact of the trace (``export``
+        makes another trace's with the same options: a comparison adds its other runs' ops)."""
+        return own
 
     @functools.cached_property
     def labels(self) -> dict[str, Any]:

@@ -216,7 +216,7 @@ def test_a_view_whose_frame_is_below_the_fold_waits_for_it_and_draws_when_scroll
         jupyter_lab.shut_down_notebook(name)
 
 
-def test_an_op_only_another_run_has_is_drawn_marked_and_selectable(
+def test_an_op_only_another_run_has_is_drawn_marked_and_selectable_in_both_viewers(
     session: tuple[RecordedPage, KernelAccess], artifacts: Any
 ) -> None:
     # Model Explorer draws the reference run's graph with the ops only other runs have added: the
@@ -241,4 +241,17 @@ def test_an_op_only_another_run_has_is_drawn_marked_and_selectable(
     # row: step0 lacks it.
     expect(frame.locator("body")).to_contain_text("not_in_runs", timeout=30_000)
     root.screenshot(path=str(artifacts / "compare-longer.png"))
+
+    # Netron draws it too: selected from Python, its sidebar opens on it with the "not in runs" row.
+    drawn = kernel.draws("c2")
+    kernel.run("c2.viewer = 'netron'")
+    kernel.wait_drawn("c2", since=drawn, timeout=120)
+    assert kernel.value("c2.not_drawn") == {}
+    kernel.run("c2.select(extra)")
+    netron = page.page.locator("iframe.tlw-frame").nth(1).content_frame
+    sidebar = netron.locator("#sidebar-content")
+    expect(sidebar).to_contain_text(extra.split(":")[0], timeout=60_000)
+    expect(sidebar.get_by_role("textbox", name="not in runs")).to_have_count(1)  # the row's name
+    expect(sidebar).to_contain_text("step0")  # its value: the run that lacks it
+    root.screenshot(path=str(artifacts / "compare-longer-netron.png"))
     assert page.console_errors == [], page.console_errors

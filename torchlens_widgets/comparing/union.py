@@ -1,32 +1,39 @@
-"""The one graph of a comparison in Model Explorer: the reference run's export with every op that only
-other runs have added, each from its own run's export, so that every run's ops are drawn.
+"""The one graph of a comparison: the reference run's export with every op that only other runs have
+added, each from its own run's export, so that every run's ops are drawn, in both viewers.
 
 torchlens merges runs' graphs itself (``Bundle.supergraph``) but refuses the runs of a model such as
 GPT-2 ("cyclic"; tests/test_torchlens_contract.py pins it), so the union is made here from torchlens'
 own exports, by the key runs align on everywhere in this package: the op label (as
-``Bundle.shared_op_labels`` does). An op added keeps its own run's node (namespace, attributes,
-metadata); its inputs are the nodes of the same labels in the graph drawn, and an op of the graph drawn
-that an added op feeds in that run gains that edge too. Nothing of the reference's export is changed in
-place: it is shared with the other widgets of the same trace.
+``Bundle.shared_op_labels`` does). Model Explorer: an op added keeps its own run's node (namespace,
+attributes, metadata); its inputs are the nodes of the same labels in the graph drawn, and an op of the
+graph drawn that an added op feeds in that run gains that edge too. Netron: a node added keeps its own
+run's node in the same graph (the root, or its module call's body), named as torchlens names it (op
+label or module address), so its inputs are the values of the same names. Nothing of the reference's
+exports is changed in place: they are shared with the other widgets of the same trace.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._errors import PayloadValidationError
 from ..graph_model import ModelExplorerPayload, TraceGraph, node_attr, payload_of
+from ..viewers.netron import NetronArtifact
+from ..viewers.netron_index import NetronNodeEntry, NetronNodeIndex
 from .runs import Runs, not_on_graph
 
 
 class RunsGraph(TraceGraph):
     """The graph model of a comparison: the reference run's trace, drawn with the ops only other runs
-    have (``union_payload``); the reference's own export when every run's ops are its."""
+    have (``union_payload``, ``netron_union``); the reference's own exports when every run's ops are its."""
 
     def __init__(self, runs: Runs, reference: str, privacy_profile: str = "local") -> None:
         super().__init__(runs.trace(reference), privacy_profile)
+        self._runs = runs
         self._others = {
             name: TraceGraph(runs.trace(name), privacy_profile) for name in not_on_graph(runs, reference)
         }
@@ -45,6 +52,11 @@ class RunsGraph(TraceGraph):
             rows = f"{len(error.rows)} failing row" + "s" * (len(error.rows) != 1)
             self.refused = f"torchlens' validator refused the graph with them ({rows})"
             return own
+
+    def netron_artifact(self, own: NetronArtifact, export: Callable[[Any], NetronArtifact]) -> NetronArtifact:
+        if not self._others:
+            return own
+        return netron_union(own, {name: export(self._runs.trace(name)) for name in self._others})
 
 
 def union_payload(
@@ -122,3 +134,70 @@ class _Merged:
 
 def _edge(edge: Mapping[str, Any], ours: Mapping[str, str]) -> dict[str, Any]:
     return {**edge, "sourceNodeId": ours[str(edge["sourceNodeId"])]}
+
+
+# ----- Netron -------------------------------------------------------------------------------------
+
+
+def netron_union(own: NetronArtifact, others: Mapping[str, NetronArtifact]) -> NetronArtifact:
+    """``own`` (torchlens' Netron artifact of the run drawn) with, in its root graph and each module
+    call's body, the nodes of ``others``' same graph that it lacks by Netron name (torchlens names a
+    Netron node by its op label or module address), a module call only another run makes with its body;
+    their value types, their sidebar rows and their entries of the node index come with them."""
+    model = json.loads(own.model_json)
+    companion = json.loads(own.attachment_json)
+    bodies = _netron_bodies(model)
+    entries: list[tuple[NetronNodeEntry, list[str]]] = [(entry, []) for entry in own.index]
+    for artifact in others.values():
+        theirs = json.loads(artifact.model_json)
+        added: set[str] = set()
+        for key, body in _netron_bodies(theirs).items():
+            if key not in bodies:  # a module call only this run makes: its whole body
+                model.setdefault("functions", []).append(body)
+                bodies[key] = body
+                added |= {str(node["name"]) for node in body.get("node", ())}
+                continue
+            added |= _add_netron_nodes(bodies[key], body)
+        rows = json.loads(artifact.attachment_json).get("metadata", [])
+        companion["metadata"] += [r for r in rows if r.get("kind") == "node" and r.get("target") in added]
+        entries += [(entry, []) for entry in artifact.index if entry.node_id in added]
+    return dataclasses.replace(
+        own,
+        model_json=json.dumps(model),
+        attachment_json=json.dumps(companion),
+        index=NetronNodeIndex(entries),
+        root_node_count=len(model["graph"].get("node", ())),
+    )
+
+
+def _netron_bodies(model: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """The model's graphs by key: the root graph, then each function (a module call's body)."""
+    bodies = {("", ""): model["graph"]}
+    for function in model.get("functions", ()):
+        bodies[(str(function.get("domain", "")), str(function["name"]))] = function
+    return bodies
+
+
+def _add_netron_nodes(ours: dict[str, Any], theirs: Mapping[str, Any]) -> set[str]:
+    """Adds to ``ours`` the nodes of ``theirs`` (the same graph of another run) it lacks by name, with
+    the value types and graph outputs they produce; their names."""
+    names = {str(node["name"]) for node in ours.get("node", ())}
+    new = [node for node in theirs.get("node", ()) if str(node["name"]) not in names]
+    if not new:
+        return set()
+    ours["node"] = [*ours.get("node", ()), *new]
+    produced = {str(output) for node in new for output in node.get("output", ())}
+    known = {str(info.get("name")) for info in ours.get("valueInfo", ())}
+    types = [info for info in theirs.get("valueInfo", ()) if info.get("name") in produced - known]
+    if types:
+        ours["valueInfo"] = [*ours.get("valueInfo", ()), *types]
+    outputs = {_value_name(output) for output in ours.get("output", ())}
+    more = [o for o in theirs.get("output", ()) if _value_name(o) in produced - outputs]
+    if more:
+        ours["output"] = [*ours.get("output", ()), *more]
+    return {str(node["name"]) for node in new}
+
+
+def _value_name(value: Any) -> str:
+    """A graph output's name: a value-info object's in the root graph, the name itself in a function."""
+    return str(value.get("name")) if isinstance(value, Mapping) else str(value)

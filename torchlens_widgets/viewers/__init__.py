@@ -71,7 +71,7 @@ def make_source(
     if viewer == "model-explorer":
         return ModelExplorerSource(log, graph or TraceGraph(log, privacy_profile))
     if viewer == "netron":
-        return NetronSource(log, granularity, privacy_profile, depth, show_buffers)
+        return NetronSource(log, granularity, privacy_profile, depth, show_buffers, graph)
     raise ViewerNotAvailableError(
         f"Unknown viewer {viewer!r}. Remedy: use one of {', '.join(map(repr, VIEWERS))}."
     )

@@ -47,7 +47,7 @@ from .._torchlens import (
 from .._trace import drawn_id, require_trace, resolve_name
 from .._viewer_versions import SUPPORTED, checked_version
 from ..diffing.facts_cache import MadeOncePerFacts
-from ..graph_model import ROLLED_GRAPH
+from ..graph_model import ROLLED_GRAPH, TraceGraph
 from .netron_index import NetronNodeIndex, index_entries
 
 if TYPE_CHECKING:
@@ -270,9 +270,11 @@ class NetronSource:
         privacy_profile: str = "local",
         depth: int = DEFAULT_DEPTH,
         show_buffers: ShowBuffers = DEFAULT_SHOW_BUFFERS,
+        graph: TraceGraph | None = None,
     ) -> None:
         self.granularity = check_granularity(granularity)
         self._log = require_trace(log)
+        self._graph = graph  # the graph model: a comparison's adds its other runs' ops to the artifact
         netron_assets()  # missing or unsupported assets fail here, before anything is drawn
         self._options = (privacy_profile, depth, show_buffers)
         self.baseline: BaselineFacts | None = None
@@ -287,11 +289,17 @@ class NetronSource:
     # name): explore() returns at once, so Netron's frame boots while torchlens exports.
     @functools.cached_property
     def artifact(self) -> NetronArtifact:
+        own = self._export(self._log)
+        return self._graph.netron_artifact(own, self._export) if self._graph is not None else own
+
+    def _export(self, log: Any) -> NetronArtifact:
+        """torchlens' Netron artifact of ``log`` with this source's options (kept for its other widgets)."""
+
         def export() -> NetronArtifact:
-            return netron_artifact(self._log, self.granularity, *self._options)
+            return netron_artifact(log, self.granularity, *self._options)
 
         what = ("netron", self.granularity, *self._options)
-        return _export_cache.cached(self._log, what, export, lambda artifact: sum(map(len, artifact.wire)))
+        return _export_cache.cached(log, what, export, lambda artifact: sum(map(len, artifact.wire)))
 
     @property
     def index(self) -> NetronNodeIndex:

@@ -21,7 +21,6 @@ from ..comparing.multiples import runs_section
 from ..comparing.overlays import COMPARE_OVERLAYS, DELTA_OVERLAY, RunOverlays
 from ..comparing.runs import check_aligned, collect_runs, missing_from, not_on_graph, not_on_graph_line
 from ..comparing.union import RunsGraph
-from ..diffing.labels import execution_labels
 from ..inspector.reply import inspect_record
 from .base import DEFAULT_HEIGHT, DEFAULT_PRIVACY_PROFILE
 from .colouring import Colouring
@@ -216,10 +215,14 @@ class Compare(Explorer):
         return self._runs.trace(next(run for run in self._runs.names if not self._runs.lacks(run, label)))
 
     def _not_drawn_now(self) -> dict[str, list[str]]:
-        if self._sources.viewer == "netron":
-            return not_on_graph(self._runs, self._drawn_run)
-        drawn = frozenset(execution_labels(self._graph.payload.collection).values())
-        return not_on_graph(self._runs, drawn | self._runs.labels[self._drawn_run])
+        """Run name -> its ops the run drawn lacks that have no node of their own on the graph shown."""
+        index = self._source.index
+        lacking = not_on_graph(self._runs, self._drawn_run)
+        not_drawn = {
+            run: [label for label in labels if index.id_of_label(label) is None]
+            for run, labels in lacking.items()
+        }
+        return {run: labels for run, labels in not_drawn.items() if labels}
 
     def _record(self, run: str, label: str) -> Any:
         try:
@@ -265,8 +268,8 @@ class Compare(Explorer):
         """The explorer's, with a warning of the runs' ops the graph has no node for."""
         info = super()._graph_info_now()
         netron = self._sources.viewer == "netron"
-        why = "Model Explorer draws every run's ops (c.viewer = 'model-explorer')" if netron else ""
-        line = not_on_graph_line(self._not_drawn_now(), self._drawn_run, why or self._graph.refused)
+        why = "Model Explorer draws each op (c.viewer = 'model-explorer')" if netron else self._graph.refused
+        line = not_on_graph_line(self._not_drawn_now(), self._drawn_run, why)
         return {**info, "warnings": [*info.get("warnings", []), line]} if line and info else info
 
     # ----- trait plumbing -------------------------------------------------------------------------
