@@ -10,6 +10,7 @@ little noise). Prints, beside a single explorer of the first run:
   each then back over the runs just shown (a run's first visit takes torchlens' ``diff_report`` of it,
   computed while the reader looked at the run before: the next run the way they scrub is computed ahead;
   back, its colours were seen before: the kernel and the view keep what they made of them);
+- the same comparison in Netron: its first draw and scrubs to the next run (its view's draw counter);
 - the kernel's memory per extra run (tracemalloc), beside one trace's Model Explorer export size.
 
 Figures, never assertions; they move up to 2x between runs on this machine.
@@ -45,8 +46,12 @@ names = list(runs)
 addmms = [label for label in runs["step0"].layer_labels if label.startswith("addmm")]
 deep = addmms[len(addmms) // 3]
 others = names[1:]  # the runs with a delta from the reference (step0) to show"""
-CELLS = [widget_cell("me", "tlw.explore(runs['step0'])"), widget_cell("c", "tlw.compare(runs, height=560)")]
-ME_CELL, COMPARE_CELL = 0, 1
+CELLS = [
+    widget_cell("me", "tlw.explore(runs['step0'])"),
+    widget_cell("c", "tlw.compare(runs, height=560)"),
+    widget_cell("n", "tlw.compare(runs, viewer='netron', height=560)"),
+]
+ME_CELL, COMPARE_CELL, NETRON_CELL = 0, 1, 2
 
 
 def median(values: list[float]) -> float:
@@ -103,6 +108,19 @@ def scrubs(notebook: Notebook, count: int, key: str, figures: dict[str, list[flo
                 figures.setdefault(f"{key}_{part}", []).append(value)
 
 
+def netron_scrubs(notebook: Notebook, count: int, key: str, figures: dict[str, list[float]]) -> None:
+    """``count`` scrubs of the Netron comparison to the next run: ms until its view's next draw (Netron
+    draws SVG: no canvas to read in the frame), with each part's ms as ``scrubs`` keeps them."""
+    for _ in range(count):
+        statement = "n.run = others[(others.index(n.run) + 1) % len(others)]"
+        timed = _timed(notebook, NETRON_CELL, statement)
+        figures.setdefault(key, []).append(timed.ms)
+        for part, field in SCRUB_PARTS:
+            value = getattr(timed, field)
+            if value is not None:
+                figures.setdefault(f"{key}_{part}", []).append(value)
+
+
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
@@ -138,6 +156,10 @@ def main() -> None:
             scrubs(notebook, 2 * args.repeat, "scrub_opened", figures)
             # Back over the runs just shown, as a reader scrubs back: each run's colours seen before.
             scrubs(notebook, 2 * args.repeat, "scrub_opened_back", figures, step=-1)
+            # The same comparison in Netron: its first draw, then scrubs, each run's first visit.
+            page.locator(".jp-Notebook .jp-Cell").nth(NETRON_CELL).scroll_into_view_if_needed()
+            figures["netron_first"] = [notebook.cell_to_render_ms(NETRON_CELL, "n")[""]]
+            netron_scrubs(notebook, 2 * args.repeat, "netron_scrub", figures)
             traced = {
                 k: kernel.value(f"held_mb(lambda: shown(tlw.compare(dict(list(runs.items())[:{k}]))), 1)[0]")
                 for k in (2, args.runs)
@@ -171,6 +193,13 @@ def main() -> None:
         print(f"  scrub to the next run, {title:20} ms {ms:6.0f}  ({ms / compare_first:.2f}x its first draw)")
         parts = ", ".join(f"{part} {median(figures[f'{key}_{part}']):.0f}" for part, _ in SCRUB_PARTS)
         print(f"    of which: {parts}; its pixels changed at {median(figures[f'{key}_pixels']):.0f} ms")
+    netron_first = figures["netron_first"][0]
+    print(f"  compare in Netron: cell -> drawn, ms          {netron_first:8.0f}")
+    ms = median(figures["netron_scrub"])
+    ratio = ms / netron_first
+    print(f"  scrub to the next run, Netron              ms {ms:6.0f}  ({ratio:.2f}x its first draw)")
+    parts = ", ".join(f"{part} {median(figures[f'netron_scrub_{part}']):.0f}" for part, _ in SCRUB_PARTS)
+    print(f"    of which: {parts} (the view's draw counter; Netron draws SVG, no canvas to read)")
     print(f"  kernel memory per extra run, MB              {figures['memory_per_run_mb'][0]:8.1f}")
     print(f"  one run's Model Explorer export (JSON), MB   {figures['export_mb'][0]:8.1f}")
     print(f"  all samples: { {key: [round(v) for v in values] for key, values in figures.items()} }")

@@ -159,7 +159,8 @@ def compare(*args: Any, **kwargs: Any) -> Compare:
     runs:
         2 to 16 runs: a list or dict of torchlens Traces, a ``tl.Bundle`` (or the path of one saved with
         ``tl.save``), or paths of traces saved with ``tl.save`` (loaded with ``tl.load``). Runs align by
-        torchlens' op labels (as ``Bundle.shared_op_labels``); the graph drawn is the reference run's.
+        torchlens' op labels (as ``Bundle.shared_op_labels``); the graph drawn is the reference run's
+        with every op only other runs have added, marked "not in runs" with the runs that lack it.
     names:
         One distinct name per run. Default: the dict's keys, the bundle's names, a path's name without
         its suffix, or the trace's own name (``_2``, ``_3`` added where two repeat).

@@ -32,8 +32,8 @@ VALUE_DERIVED = frozenset({*COMPARE_OVERLAYS, *VALUE_OVERLAYS})
 
 
 class Compare(Explorer):
-    """2 to 16 runs of one model on one graph: the reference run's graph, drawn once, coloured for the
-    run shown (``c.run``, the toolbar's run scrubber) by the overlay chosen.
+    """2 to 16 runs of one model on one graph: the reference run's graph with every run's ops, drawn
+    once, coloured for the run shown (``c.run``, the toolbar's run scrubber) by the overlay chosen.
 
     Create it with :func:`torchlens_widgets.compare` (its parameters are documented there). Everything
     an explorer does on its graph (select, highlight, lineage, overlays, both viewers) works here; what
@@ -116,10 +116,10 @@ class Compare(Explorer):
 
     @property
     def not_drawn(self) -> dict[str, list[str]]:
-        """Run name -> its op labels with no node on the graph shown, for the runs that have any (the
-        status line says so). Model Explorer draws the first reference run's graph with every op only
-        other runs have added (``comparing.union``): none. Netron draws the first reference run's graph:
-        the ops only other runs have."""
+        """Run name -> its op labels with no node of their own on the graph shown, for the runs that have
+        any (the status line says so). Both viewers draw the first reference run's graph with every op
+        only other runs have added (``comparing.union``); an op may still have none in Netron (inside a
+        module call it draws closed), or where torchlens' validator refused Model Explorer's union."""
         return {name: list(labels) for name, labels in self._not_drawn_now().items()}
 
     def trace(self, name: str) -> Any:
@@ -201,7 +201,7 @@ class Compare(Explorer):
     _graph: RunsGraph
 
     def _graph_model(self, log: Any) -> RunsGraph:
-        """Every run's ops on the reference run's graph (Model Explorer's; Netron draws ``log``'s)."""
+        """Every run's ops on the reference run's graph, in both viewers (``comparing.union``)."""
         return RunsGraph(self._runs, self._drawn_run, self._privacy_profile)
 
     def _trace_of(self, name: str) -> Any:
@@ -242,7 +242,7 @@ class Compare(Explorer):
         return self._source.index.label_of(self._source.resolve(name))
 
     def _inspect_label(self, label: str) -> Reply[InspectRecord]:
-        """The reference run's panel for the node (the first run's that has it, for an op the reference
+        """The panel of the run drawn for the node (the first run's that has it, for an op the run drawn
         lacks), with the node in every run (the small multiples)."""
         if self._runs.lacks(self._drawn_run, label):  # an op only other runs have: drawn from theirs
             trace = self._trace_of(label)
