@@ -24,6 +24,7 @@ from tests.helpers.models import TinyMLP
 from tests.helpers.pairs import X_TINY, perturbed, trace
 from tests.helpers.saved_pages import saved
 from tests.helpers.view_requests import Wire, ask
+from torchlens_widgets.comparing.union import NOT_IN_EVERY_RUN_STYLE
 from torchlens_widgets.viewers.netron import netron_artifact
 
 
@@ -368,6 +369,10 @@ def test_ops_some_runs_lack_are_marked_on_the_graph(runs: list[Any], doubled: An
         attributes = strict(gzip.decompress(buffers[-1]))
         marked = {node: attrs for graph in attributes.values() for node, attrs in graph.items()}
         assert marked == {node_id: {"not_in_runs": "a, b"}}  # the one op only "doubled" has
+        nodes = strict(gzip.decompress(buffers[0]))["graphs"][0]["nodes"]  # and it alone is bordered
+        assert {node["id"]: node["style"] for node in nodes if "style" in node} == {
+            node_id: NOT_IN_EVERY_RUN_STYLE
+        }
     else:
         rows = strict(gzip.decompress(buffers[1]))["metadata"]
         marked = [row for row in rows if row["name"] == "not in runs"]
@@ -375,6 +380,8 @@ def test_ops_some_runs_lack_are_marked_on_the_graph(runs: list[Any], doubled: An
     plain = tlw.compare(runs, viewer=viewer)  # every run has every op: nothing marked
     content, buffers = ask(plain, "graph")
     assert "nodeAttributes" not in content["result"]
+    if viewer == "model-explorer":
+        assert b'"style"' not in gzip.decompress(buffers[0])
     if viewer == "netron":
         assert "not in runs" not in gzip.decompress(buffers[1]).decode()
 
@@ -391,6 +398,7 @@ def test_ops_only_other_runs_have_are_drawn_in_model_explorer(runs: list[Any], d
     mul = c._source.index.id_of_label("mul_1_4:1")
     linear, output = (c._source.index.id_of_label(label) for label in ("linear_2_3:1", "output_1:1"))
     own = next(n for n in tl.export.to_model_explorer_dict(doubled)["graphs"][0]["nodes"] if n["id"] == mul)
+    assert nodes[mul].pop("style") == NOT_IN_EVERY_RUN_STYLE  # a thick dark border on the canvas
     assert {**nodes[mul], "incomingEdges": own["incomingEdges"]} == own  # its own run's node
     assert [edge["sourceNodeId"] for edge in nodes[mul]["incomingEdges"]] == [linear]
     feeding_output = [edge["sourceNodeId"] for edge in nodes[output]["incomingEdges"]]

@@ -11,7 +11,15 @@ from playwright.sync_api import expect
 
 from tests.helpers.harness import JupyterServer, KernelAccess, open_notebook, select_in_viewer_ui
 from tests.helpers.notebook import RecordedPage, notebook_session
-from tests.helpers.pixels import changed_fraction
+from tests.helpers.pixels import changed_fraction, colour_pixels
+from torchlens_widgets.comparing.union import NOT_IN_EVERY_RUN_BORDER
+
+# The border Model Explorer draws around an op that some runs lack, as RGB.
+NOT_IN_EVERY_RUN_RGB = (
+    int(NOT_IN_EVERY_RUN_BORDER[1:3], 16),
+    int(NOT_IN_EVERY_RUN_BORDER[3:5], 16),
+    int(NOT_IN_EVERY_RUN_BORDER[5:7], 16),
+)
 
 # Every op at the top level (no module around it), so each shows its colour in the graph as drawn. Run
 # step1 moves w1 (every op after it changes), step2 moves w3 (the ops before it do not): their deltas
@@ -229,6 +237,10 @@ def test_an_op_only_another_run_has_is_drawn_marked_and_selectable_in_both_viewe
     assert kernel.value("c2.not_drawn") == {}
     extra = kernel.value("extra")
     frame = page.page.locator("iframe.tlw-frame").nth(1).content_frame
+    # On the canvas, the op not in every run has its thick dark border (no other pixel is that colour).
+    canvas = frame.locator("webgl-renderer canvas.main").first
+    assert colour_pixels(canvas, NOT_IN_EVERY_RUN_RGB, margin=8) > 60
+    root.screenshot(path=str(artifacts / "compare-longer-unselected.png"))
     select_in_viewer_ui(frame, extra, kernel.value(f"c2._source.index.id_of_label({extra!r})"))
     kernel.wait_for("c2.selected_label", extra, timeout=30)
     assert kernel.value(f"c2.selected['longer'] is longer_run[{extra!r}]") is True

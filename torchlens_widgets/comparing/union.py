@@ -24,7 +24,7 @@ from .._errors import PayloadValidationError
 from ..graph_model import ModelExplorerPayload, TraceGraph, node_attr, payload_of
 from ..viewers.netron import NetronArtifact
 from ..viewers.netron_index import NetronNodeEntry, NetronNodeIndex
-from .runs import Runs, not_on_graph
+from .runs import Runs, missing_from, not_on_graph
 
 
 class RunsGraph(TraceGraph):
@@ -37,6 +37,7 @@ class RunsGraph(TraceGraph):
         self._others = {
             name: TraceGraph(runs.trace(name), privacy_profile) for name in not_on_graph(runs, reference)
         }
+        self._partial = frozenset(missing_from(runs))  # the ops some runs lack: bordered on the canvas
 
     # Why the union was not drawn (torchlens' validator refused it), or "": the reference's graph is.
     refused = ""
@@ -44,10 +45,12 @@ class RunsGraph(TraceGraph):
     @functools.cached_property
     def payload(self) -> ModelExplorerPayload:
         own = self._own_payload()
-        if not self._others:
+        if not self._partial:  # every run has every op: the reference's own export, shared
             return own
         try:
-            return union_payload(own, {name: graph.payload for name, graph in self._others.items()})
+            return union_payload(
+                own, {name: graph.payload for name, graph in self._others.items()}, bordered=self._partial
+            )
         except PayloadValidationError as error:  # the reference's graph, its missing ops said instead
             rows = f"{len(error.rows)} failing row" + "s" * (len(error.rows) != 1)
             self.refused = f"torchlens' validator refused the graph with them ({rows})"
@@ -59,11 +62,20 @@ class RunsGraph(TraceGraph):
         return netron_union(own, {name: export(self._runs.trace(name)) for name in self._others})
 
 
+# How Model Explorer draws an op that some runs lack: a thick dark border (the app's own style of an op
+# node), apart from the highlight's pink and the selection's blue; an overlay still fills it.
+NOT_IN_EVERY_RUN_BORDER = "#37474F"
+NOT_IN_EVERY_RUN_STYLE: dict[str, str | int] = {"borderColor": NOT_IN_EVERY_RUN_BORDER, "borderWidth": 3}
+
+
 def union_payload(
-    reference: ModelExplorerPayload, others: Mapping[str, ModelExplorerPayload]
+    reference: ModelExplorerPayload,
+    others: Mapping[str, ModelExplorerPayload],
+    bordered: frozenset[str] = frozenset(),
 ) -> ModelExplorerPayload:
     """``reference``'s collection with, in each of its graphs, the nodes of ``others``' same graph whose
-    op label it lacks (in the runs' order), validated by torchlens as every payload is."""
+    op label it lacks (in the runs' order), the ops of labels ``bordered`` drawn with
+    ``NOT_IN_EVERY_RUN_STYLE``; validated by torchlens as every payload is."""
     graphs = []
     for graph in reference.collection.get("graphs", ()):
         merged = _Merged(graph)
@@ -71,7 +83,7 @@ def union_payload(
             same = [g for g in payload.collection.get("graphs", ()) if g.get("id") == graph.get("id")]
             if same:
                 merged.add(run, same[0])
-        graphs.append(merged.graph())
+        graphs.append(merged.graph(bordered))
     return payload_of({**reference.collection, "graphs": graphs})
 
 
@@ -125,8 +137,14 @@ class _Merged:
         for namespace, attributes in (theirs.get("groupNodeAttributes") or {}).items():
             self._groups.setdefault(namespace, attributes)
 
-    def graph(self) -> dict[str, Any]:
-        graph = {**self._graph, "nodes": self._nodes}
+    def graph(self, bordered: frozenset[str]) -> dict[str, Any]:
+        """The graph merged, the op nodes of labels ``bordered`` (copies) styled as not in every run."""
+
+        def styled(node: dict[str, Any]) -> dict[str, Any]:
+            return {**node, "style": dict(NOT_IN_EVERY_RUN_STYLE)}
+
+        nodes = [styled(n) if node_attr(n, "torchlens_label") in bordered else n for n in self._nodes]
+        graph = {**self._graph, "nodes": nodes}
         if self._groups:
             graph["groupNodeAttributes"] = self._groups
         return graph
