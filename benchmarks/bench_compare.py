@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from benchmarks.bench_explore.cells import REPO, widget_cell
-from benchmarks.bench_explore.in_place import _timed
+from benchmarks.bench_explore.in_place import Timed, _timed
 from benchmarks.bench_explore.notebook import Notebook
 from tests.helpers.harness import CHROMIUM, CHROMIUM_ARGS, JupyterServer, open_notebook
 from tests.helpers.notebook import OUTPUTS_TEXT
@@ -98,14 +98,10 @@ def scrubs(notebook: Notebook, count: int, key: str, figures: dict[str, list[flo
         statement = f"c.run = others[(others.index(c.run) + {step}) % len(others)]"
         frame.evaluate(WATCH_PIXELS)
         timed = _timed(notebook, COMPARE_CELL, statement)
-        figures.setdefault(key, []).append(timed.ms)
+        keep(timed, key, figures)
         changed_at = frame.wait_for_function("() => window.tlwPixelsAt || null", timeout=30_000).json_value()
         started = notebook.kernel.value("started['change']") * 1000
         figures.setdefault(f"{key}_pixels", []).append(float(changed_at) - started)
-        for part, field in SCRUB_PARTS:
-            value = getattr(timed, field)
-            if value is not None:
-                figures.setdefault(f"{key}_{part}", []).append(value)
 
 
 def netron_scrubs(notebook: Notebook, count: int, key: str, figures: dict[str, list[float]]) -> None:
@@ -113,12 +109,16 @@ def netron_scrubs(notebook: Notebook, count: int, key: str, figures: dict[str, l
     draws SVG: no canvas to read in the frame), with each part's ms as ``scrubs`` keeps them."""
     for _ in range(count):
         statement = "n.run = others[(others.index(n.run) + 1) % len(others)]"
-        timed = _timed(notebook, NETRON_CELL, statement)
-        figures.setdefault(key, []).append(timed.ms)
-        for part, field in SCRUB_PARTS:
-            value = getattr(timed, field)
-            if value is not None:
-                figures.setdefault(f"{key}_{part}", []).append(value)
+        keep(_timed(notebook, NETRON_CELL, statement), key, figures)
+
+
+def keep(timed: Timed, key: str, figures: dict[str, list[float]]) -> None:
+    """A scrub's ms in ``figures[key]`` and each part's in ``figures[f"{key}_{part}"]``."""
+    figures.setdefault(key, []).append(timed.ms)
+    for part, field in SCRUB_PARTS:
+        value = getattr(timed, field)
+        if value is not None:
+            figures.setdefault(f"{key}_{part}", []).append(value)
 
 
 def main() -> None:

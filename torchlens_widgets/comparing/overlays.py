@@ -123,7 +123,7 @@ class RunOverlays:
 
     def facts_ahead(self, run: str) -> None:
         """Starts torchlens' ``diff_report`` of ``run`` against the current reference on the background
-        worker (``comparing.ahead``), unless it is known already or not to be computed (the reference
+        worker (``_ahead``), unless it is known already or not to be computed (the reference
         itself, the public profile); ``facts`` takes it when the run is shown. Answers started ahead
         against an earlier reference are forgotten."""
         reference = self._reference()

@@ -80,11 +80,9 @@ def missing_from(runs: Runs) -> dict[str, str]:
     return marks
 
 
-def not_on_graph(runs: Runs, drawn: str | frozenset[str]) -> dict[str, list[str]]:
-    """Run name -> its op labels not among the labels drawn (a run's: its labels), for the runs that
-    have any: the ops no node of the graph stands for."""
-    labels_drawn = runs.labels[drawn] if isinstance(drawn, str) else drawn
-    lacking = {name: sorted(runs.labels[name] - labels_drawn) for name in runs.names}
+def not_on_graph(runs: Runs, drawn: str) -> dict[str, list[str]]:
+    """Run name -> its op labels that run ``drawn`` lacks, for the runs that have any."""
+    lacking = {name: sorted(runs.labels[name] - runs.labels[drawn]) for name in runs.names}
     return {name: labels for name, labels in lacking.items() if labels}
 
 

@@ -37,7 +37,8 @@ class RunsGraph(TraceGraph):
         self._others = {
             name: TraceGraph(runs.trace(name), privacy_profile) for name in not_on_graph(runs, reference)
         }
-        self._partial = frozenset(missing_from(runs))  # the ops some runs lack: bordered on the canvas
+        # The ops some runs lack -> those runs: marked in each viewer's node panel, bordered on the canvas.
+        self.marks = missing_from(runs)
 
     # Why the union was not drawn (torchlens' validator refused it), or "": the reference's graph is.
     refused = ""
@@ -45,12 +46,11 @@ class RunsGraph(TraceGraph):
     @functools.cached_property
     def payload(self) -> ModelExplorerPayload:
         own = self._own_payload()
-        if not self._partial:  # every run has every op: the reference's own export, shared
+        if not self.marks:  # every run has every op: the reference's own export, shared
             return own
         try:
-            return union_payload(
-                own, {name: graph.payload for name, graph in self._others.items()}, bordered=self._partial
-            )
+            others = {name: graph.payload for name, graph in self._others.items()}
+            return union_payload(own, others, bordered=frozenset(self.marks))
         except PayloadValidationError as error:  # the reference's graph, its missing ops said instead
             rows = f"{len(error.rows)} failing row" + "s" * (len(error.rows) != 1)
             self.refused = f"torchlens' validator refused the graph with them ({rows})"

@@ -19,7 +19,7 @@ from .._protocol import InspectRecord, Reply
 from .._trace import record_for_label
 from ..comparing.multiples import runs_section
 from ..comparing.overlays import COMPARE_OVERLAYS, DELTA_OVERLAY, RunOverlays
-from ..comparing.runs import check_aligned, collect_runs, missing_from, not_on_graph, not_on_graph_line
+from ..comparing.runs import check_aligned, collect_runs, not_on_graph, not_on_graph_line
 from ..comparing.union import RunsGraph
 from ..inspector.reply import inspect_record
 from .base import DEFAULT_HEIGHT, DEFAULT_PRIVACY_PROFILE
@@ -87,7 +87,7 @@ class Compare(Explorer):
             overlays=self._run_overlays,
         )
         # The ops that some runs lack say so on their nodes.
-        self._sources.tell_marks(missing_from(collected))
+        self._sources.tell_marks(self._graph.marks)
         others = [name for name in collected.names if name != ref]
         with self.hold_trait_notifications():
             self.set_trait("runs", collected.names)
@@ -244,8 +244,8 @@ class Compare(Explorer):
     def _inspect_label(self, label: str) -> Reply[InspectRecord]:
         """The panel of the run drawn for the node (the first run's that has it, for an op the run drawn
         lacks), with the node in every run (the small multiples)."""
-        if self._runs.lacks(self._drawn_run, label):  # an op only other runs have: drawn from theirs
-            trace = self._trace_of(label)
+        trace = self._trace_of(label)
+        if trace is not self._log:  # an op only other runs have: drawn from theirs
             profile = self._privacy_profile
             header, buffers = inspect_record(trace, trace[label], label, privacy_profile=profile)
         else:
