@@ -291,12 +291,15 @@ def test_the_next_runs_delta_is_computed_while_the_run_shown_is_looked_at(
     assert list(started) == ["magnitude"]
     c.run = "r2"
     ahead = c._run_overlays._caches["r3"]._ahead._started["magnitude"]
+    ahead.result()  # the reader looks at r2 while it is built
     c.run = "r3"  # takes it: the overlay shown is the one built ahead
     assert c._run_overlays._caches["r3"]._built["magnitude"] is ahead.result()
     c.add_overlay("twice", lambda op: 2.0)  # but a custom one: the user's function runs when shown only
     c.overlay = "twice"
     c.run = "r2"
     assert not any("twice" in cache._ahead._started for cache in c._run_overlays._caches.values())
+    c.set_trait("draws", 1)  # drawn: the run shown's cost overlays are built ahead, as an explorer's are
+    assert {"time", "flops", "bytes"} <= set(c._run_overlays._caches["r2"]._ahead._started)
 
 
 def test_the_scrubber_sets_run_and_a_bad_name_is_put_back(runs: list[Any]) -> None:

@@ -6,6 +6,7 @@ architecture, 2 blocks 64 wide, random weights; TinyMLP and TwoPass)."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,13 @@ from tests.helpers.saved_pages import saved
 from tests.helpers.traces import trace
 from tests.helpers.view_requests import ask
 from torchlens_widgets._errors import OverlayNameError, OverlayUnavailableError
-from torchlens_widgets._overlays import EXECUTION_GRAPH, OVERLAYS, OverlayCache, overlay_choices
+from torchlens_widgets._overlays import (
+    AHEAD_OVERLAYS,
+    EXECUTION_GRAPH,
+    OVERLAYS,
+    OverlayCache,
+    overlay_choices,
+)
 from torchlens_widgets.graph_model import model_explorer_payload
 
 
@@ -171,6 +178,54 @@ def test_netron_colours_from_the_trace_without_model_explorers_export(log: Any) 
     assert w._overlay.values_by_label() == netron_values  # the same torchlens figures, by label
     w.viewer = "netron"
     assert ask(w, "graph", {})[0]["result"]["overlay"]["values"] == by_name
+
+
+@pytest.mark.parametrize("viewer", ["model-explorer", "netron"])
+def test_a_drawn_graph_has_its_cost_overlays_built_ahead(
+    log: Any, viewer: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Once a view reports the graph drawn, time, flops and bytes are built on the background worker
+    # (never the value or memory overlays), over the graph of the viewer drawing it; a first switch to
+    # one then shows the overlay built there.
+    from torchlens_widgets import _overlays
+
+    threads: dict[str, str] = {}
+
+    def recorded(log: Any, collection: Any, name: str, *args: Any) -> Any:
+        threads[name] = threading.current_thread().name
+        return real(log, collection, name, *args)
+
+    real = _overlays.build_overlay
+    monkeypatch.setattr(_overlays, "build_overlay", recorded)
+    w = tlw.explore(log, viewer=viewer)
+    assert not threads  # nothing before the graph is drawn: the first draw has the kernel to itself
+    w.set_trait("draws", 1)  # the view's report
+    started = w._own_overlays._caches[viewer]._ahead._started
+    assert list(started) == list(AHEAD_OVERLAYS) == ["time", "flops", "bytes"]
+    built = {name: future.result() for name, future in started.items()}
+    assert threads == dict.fromkeys(AHEAD_OVERLAYS, "tlw-ahead_0")
+    w.overlay = "flops"
+    assert w._overlay is built["flops"] and w.overlay_summary.startswith("flops")
+    w.set_trait("draws", 2)  # drawn again: nothing started twice, nothing shown started again
+    assert set(w._own_overlays._caches[viewer]._ahead._started) <= {"time", "bytes"}
+    w.overlay = "magnitude"  # a value overlay: built when shown, on the kernel's thread
+    assert threads["magnitude"] == "MainThread"
+
+
+def test_a_switch_to_an_overlay_still_queued_ahead_builds_it_at_once(tiny_log: Any) -> None:
+    # The reader waits for their own overlay only, not for the ones queued before it on the worker.
+    from torchlens_widgets import _ahead
+
+    gate = threading.Event()
+    _ahead._WORKER.submit(gate.wait)  # the worker is busy with something else
+    try:
+        w = tlw.explore(tiny_log)
+        w.set_trait("draws", 1)
+        queued = w._own_overlays._caches["model-explorer"]._ahead._started["bytes"]
+        w.overlay = "bytes"
+        assert queued.cancelled() and w.overlay_summary.startswith("bytes")
+    finally:
+        gate.set()
 
 
 def test_a_custom_overlay_may_not_take_a_built_in_name(tiny_log: Any) -> None:

@@ -30,10 +30,11 @@ class Ahead(Generic[Key, Answer]):
             self._started[key] = _WORKER.submit(compute)
 
     def take(self, key: Key, compute: Callable[[], Answer]) -> Answer:
-        """The answer for ``key``: the one started ahead (waited for if still running; its error raised
-        here as if computed here), else ``compute()`` run now."""
+        """The answer for ``key``: the one started ahead (waited for if running; its error raised here as
+        if computed here), else ``compute()`` run now, as it is for one still queued behind another
+        answer (cancelled there: the reader waits for their own answer only)."""
         started = self._started.pop(key, None)
-        if started is not None:
+        if started is not None and not started.cancel():
             try:
                 return started.result()
             except CancelledError:

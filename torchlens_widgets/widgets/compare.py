@@ -315,6 +315,9 @@ class Compare(Explorer):
         if 0 <= ahead < len(names):
             self._run_overlays.ahead(names[ahead], self.overlay)
 
+    def _overlay_ahead(self, name: str) -> None:
+        self._run_overlays.ahead(self.run, name)  # the run shown's own
+
     def _reinspect(self) -> None:
         """Every view asks the selection's panel again (the run shown alone is marked by the view: its
         values do not change with it)."""

@@ -16,7 +16,7 @@ from .._errors import (
     ViewerNotAvailableError,
 )
 from .._offline import DEFAULT_MAX_BYTES
-from .._overlays import MEMORY_OVERLAY, Overlay, OverlayFunction, ViewerOverlays
+from .._overlays import AHEAD_OVERLAYS, MEMORY_OVERLAY, Overlay, OverlayFunction, ViewerOverlays
 from .._privacy import check_privacy_profile
 from .._protocol import (
     ColoursParams,
@@ -133,6 +133,9 @@ class Explorer(ViewerWidget):
             depth=depth,
             show_buffers=show_buffers,
         )
+        self._own_overlays = ViewerOverlays(
+            log, self._graph, self._privacy_profile, lambda: self._sources.viewer
+        )
         self._colouring = Colouring(
             self,
             log,
@@ -140,7 +143,7 @@ class Explorer(ViewerWidget):
             self._privacy_profile,
             tell_facts=self._sources.tell_facts,
             reinspect=lambda: self.set_trait("_inspect_rev", self._inspect_rev + 1),
-            overlays=ViewerOverlays(log, self._graph, self._privacy_profile, lambda: self._sources.viewer),
+            overlays=self._own_overlays,
         )
         self._colouring.open(overlay, baseline)  # refused overlays and baselines raise here
         self._debugging = Debugging(
@@ -439,6 +442,17 @@ class Explorer(ViewerWidget):
             was_shown = _memory_on(change["old"], self.timeline)
             self._colouring.choose(change["old"], change["new"], from_view=self._set_by_view("overlay"))
             self._memory_changed(was_shown)
+
+    @traitlets.observe("draws")
+    def _on_drawn(self, change: dict[str, Any]) -> None:
+        """A view drew the graph, and the kernel is free (the browser's report waits behind the cells
+        being run): the overlays a reader switches to first are built now, on the background worker,
+        so that a first switch to one waits for the browser's recolour only."""
+        for name in AHEAD_OVERLAYS:
+            self._overlay_ahead(name)
+
+    def _overlay_ahead(self, name: str) -> None:
+        self._own_overlays.ahead(name)
 
     @traitlets.validate("timeline")
     def _check_timeline(self, proposal: dict[str, Any]) -> str | None:
