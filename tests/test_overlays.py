@@ -228,6 +228,24 @@ def test_a_switch_to_an_overlay_still_queued_ahead_builds_it_at_once(tiny_log: A
         gate.set()
 
 
+def test_nearing_the_overlay_menu_starts_the_memory_overlay(log: Any) -> None:
+    # The view asks when the pointer enters the overlay menu or it gets the focus: torchlens' liveness
+    # estimate (seconds on a big trace) is computed on the background worker while the reader chooses.
+    w = tlw.explore(log)
+    content, buffers = ask(w, "overlays_ahead", {})
+    assert content["ok"] and buffers == []
+    assert content["result"] == {"overlays": ["time", "flops", "bytes", "memory"]}
+    started = w._own_overlays._caches["model-explorer"]._ahead._started["memory"]
+    built = started.result()
+    w.overlay = "memory"  # the pick takes it
+    assert w._overlay is built and w.overlay_summary.startswith("memory on ")
+    assert ask(w, "overlays_ahead", {})[0]["result"]["overlays"][-1] == "memory"  # asked again: nothing new
+    assert "memory" not in w._own_overlays._caches["model-explorer"]._ahead._started
+    # A diff's menu has its delta only, made when drawn: it builds nothing ahead.
+    diff = tlw.diff(log, log)
+    assert ask(diff, "overlays_ahead", {})[0]["result"] == {"overlays": []}
+
+
 def test_a_custom_overlay_may_not_take_a_built_in_name(tiny_log: Any) -> None:
     w = tlw.explore(tiny_log)
     for name in ("time", "delta", "intervention"):

@@ -1,7 +1,8 @@
 """The kernel <-> browser protocol, written down once: every request, reply and shared constant.
 
-A view asks (``assets``, ``graph``, ``colours``, ``inspect``, ``debug``, ``memory_timeline``) over the
-widget's custom messages and the kernel answers with a JSON ``result`` plus binary buffers
+A view asks (``assets``, ``graph``, ``colours``, ``inspect``, ``debug``, ``memory_timeline``,
+``overlays_ahead``) over the widget's custom messages and the kernel answers with a JSON ``result`` plus
+binary buffers
 (``_channel.py`` has the envelope; why it is not anywidget's experimental ``command``: docs/ARCHITECTURE.md).
 ``js/kernel/protocol.ts`` is the browser's copy of these shapes; ``tests/test_protocol_fixtures.py`` writes a
 sample of each reply to ``tests/fixtures/protocol/`` and the vitest suite type-checks the browser's side
@@ -35,7 +36,7 @@ ViewerName = Literal["model-explorer", "netron"]
 # How an answer marks a node apart from a plain highlight (HIGHLIGHT_ROLE_STYLES).
 HighlightRole = Literal["producer", "propagated", "ranked"]
 NonFiniteRole = Literal["producer", "propagated"]
-Method = Literal["assets", "graph", "colours", "inspect", "debug", "memory_timeline"]
+Method = Literal["assets", "graph", "colours", "inspect", "debug", "memory_timeline", "overlays_ahead"]
 BufferEncoding = Literal["binary", "base64"]
 # Why a reply's buffers came as base64 text: the view asked (VS Code), the kernel was launched through a
 # gateway whose relay passes no binary frames, or the user's setting (``_transport.py``).
@@ -459,6 +460,20 @@ class DebugResult(TypedDict):
 
     status: str
     labels: list[str]
+
+
+# ----- overlays_ahead -----------------------------------------------------------------------------
+
+
+class OverlaysAheadParams(TypedDict):
+    pass  # asked when the reader nears the overlay menu (the pointer over it, or the focus in it)
+
+
+class OverlaysAheadResult(TypedDict):
+    """The overlays the kernel has built, or builds now on its background worker, so that a pick from
+    the menu waits for the recolour only ([] for a widget with no overlays of its own to build)."""
+
+    overlays: list[str]
 
 
 # ----- memory_timeline ----------------------------------------------------------------------------

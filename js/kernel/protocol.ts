@@ -1,7 +1,7 @@
 // The kernel-browser protocol, written down once on this side (the kernel's side is
-// torchlens_widgets/_protocol.py): the response envelope, and the replies to the six requests a
-// view makes (`assets`, `graph`, `colours`, `inspect`, `debug`, `memory_timeline`), each as a discriminated
-// union with a parser that checks what arrives before any view code reads it. tests/js/kernel/protocol-contract.test.ts parses the sample
+// torchlens_widgets/_protocol.py): the response envelope, and the replies to the seven requests a
+// view makes (`assets`, `graph`, `colours`, `inspect`, `debug`, `memory_timeline`, `overlays_ahead`),
+// each as a discriminated union with a parser that checks what arrives before any view code reads it. tests/js/kernel/protocol-contract.test.ts parses the sample
 // replies pytest writes (tests/fixtures/protocol/) with these same parsers.
 
 import { array, fail, isObject, type Json, object, oneOf, string } from "./json-checks";
@@ -40,7 +40,7 @@ export interface RequestMessage {
   buffers?: "base64";
 }
 
-const REQUEST_METHODS = ["assets", "graph", "colours", "inspect", "debug", "memory_timeline"] as const;
+const REQUEST_METHODS = ["assets", "graph", "colours", "inspect", "debug", "memory_timeline", "overlays_ahead"] as const;
 export type RequestMethod = (typeof REQUEST_METHODS)[number];
 
 /**
@@ -350,6 +350,23 @@ export function parseDebugReply(result: unknown): DebugReply {
   const labels = array(what, value, "labels");
   if (!labels.every((label) => typeof label === "string")) fail(what, "'labels' holds something other than text");
   return { status: string(what, value, "status"), labels: labels as string[] };
+}
+
+// ----- overlays_ahead ---------------------------------------------------------------------------------
+
+/**
+ * The kernel's answer when the reader nears the overlay menu: the overlays it builds ahead (on its
+ * background worker) or has built, so that the pick waits for the recolour only.
+ */
+export interface OverlaysAheadReply {
+  overlays: string[];
+}
+
+export function parseOverlaysAheadReply(result: unknown): OverlaysAheadReply {
+  const what = "overlays_ahead reply";
+  const overlays = array(what, object(what, result), "overlays");
+  if (!overlays.every((name) => typeof name === "string")) fail(what, "'overlays' holds something other than text");
+  return { overlays: overlays as string[] };
 }
 
 /** The `_debug_questions` trait, keeping only questions this view has a button for. */

@@ -148,6 +148,12 @@ export class WidgetView {
     this.overlaySelect.onchange = () => onChange(this.overlaySelect.value);
   }
 
+  /** `onNear` runs when the pointer enters the overlay menu or it gets the focus: a pick may follow. */
+  onOverlayMenuNear(onNear: () => void): void {
+    this.overlaySelect.onpointerenter = onNear;
+    this.overlaySelect.onfocus = onNear;
+  }
+
   setOverlay(overlay: string, summary: string): void {
     if (overlay && ![...this.overlaySelect.options].some((option) => option.value === overlay)) {
       const option = document.createElement("option"); // e.g. "field:num_params", set from Python

@@ -40,6 +40,9 @@ ACTIVATION = (0x48, 0x78, 0xA8)
 PEAK = (0xC6, 0x28, 0x28)
 SELECTION = (0xFF, 0x8F, 0x00)
 PROVIDER = "memory (live B above baseline per op)"
+# The overlays the explorer's kernel started building ahead, by name, until shown.
+STARTED = "w._own_overlays._caches['model-explorer']._ahead._started"
+BUILT = "w._own_overlays._caches['model-explorer']._built"
 # The Netron boxes of the root graph that have a memory figure (a module call: the peak inside it).
 ROOT_VALUES = (
     "sorted(e.node_id for e in w._source.index if not e.graph "
@@ -110,6 +113,19 @@ def wait_mark_at(session: Session, index: int) -> Image.Image:
     """The canvas once the selection's mark stands at point ``index`` (the strip redraws on its own)."""
     expect(session.strip).to_have_attribute("data-selected-point", str(index))
     return picture(session.canvas)
+
+
+def test_nearing_the_overlay_menu_has_the_kernel_build_the_memory_overlay_ahead(session: Session) -> None:
+    # The pointer over the toolbar's overlay menu: before any pick, the kernel builds the memory overlay
+    # on its background worker (a pick then waits for the recolour only). First in this module: later
+    # tests show it (and the saved page builds every overlay).
+    kernel = session.kernel
+    assert kernel.value(f"'memory' not in {STARTED} and 'memory' not in {BUILT}")
+    session.root.locator(".tlw-overlay-select").hover()
+    kernel.wait_for(f"{STARTED}.get('memory') is not None", True, timeout=30)
+    assert kernel.value(f"{STARTED}['memory'].result().name") == "memory"
+    assert kernel.value("w.overlay") == ""  # nothing shown until the reader picks it
+    session.page.page.mouse.move(0, 0)
 
 
 def test_the_strip_draws_torchlens_series_under_the_graph_with_its_peak_marked(

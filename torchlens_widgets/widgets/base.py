@@ -32,6 +32,8 @@ from .._protocol import (
     InspectResult,
     MemoryTimelineParams,
     MemoryTimelineResult,
+    OverlaysAheadParams,
+    OverlaysAheadResult,
     Reply,
 )
 from .bundle import bundle_source
@@ -68,6 +70,13 @@ class Answers:
     colours: Callable[[ColoursParams], Reply[ColoursResult]] | None = None
     # The memory strip's series (an explorer's w.timeline); a widget without one answers no such request.
     memory_timeline: Callable[[MemoryTimelineParams], Reply[MemoryTimelineResult]] | None = None
+    # The reader nears the overlay menu: overlays slow to build are started (an explorer's own).
+    overlays_ahead: Callable[[OverlaysAheadParams], Reply[OverlaysAheadResult]] | None = None
+
+
+def _no_overlays_ahead(params: OverlaysAheadParams) -> Reply[OverlaysAheadResult]:
+    """A widget whose menu's overlays are all made when drawn (a diff's delta) builds none ahead."""
+    return OverlaysAheadResult(overlays=[]), []
 
 
 class ViewerWidget(BrowserState):
@@ -146,6 +155,7 @@ class ViewerWidget(BrowserState):
         self._channel.register("debug", answers.debug)
         if answers.memory_timeline is not None:
             self._channel.register("memory_timeline", answers.memory_timeline)
+        self._channel.register("overlays_ahead", answers.overlays_ahead or _no_overlays_ahead)
         self.on_msg(lambda _widget, content, _buffers: self._channel.receive(content))
         self._answers = answers
         self._ready = True

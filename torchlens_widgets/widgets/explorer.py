@@ -16,7 +16,14 @@ from .._errors import (
     ViewerNotAvailableError,
 )
 from .._offline import DEFAULT_MAX_BYTES
-from .._overlays import AHEAD_OVERLAYS, MEMORY_OVERLAY, Overlay, OverlayFunction, ViewerOverlays
+from .._overlays import (
+    AHEAD_OVERLAYS,
+    MEMORY_OVERLAY,
+    MENU_AHEAD_OVERLAYS,
+    Overlay,
+    OverlayFunction,
+    ViewerOverlays,
+)
 from .._privacy import check_privacy_profile
 from .._protocol import (
     ColoursParams,
@@ -27,6 +34,8 @@ from .._protocol import (
     InspectParams,
     InspectRecord,
     InspectResult,
+    OverlaysAheadParams,
+    OverlaysAheadResult,
     Reply,
 )
 from .._trace import require_trace
@@ -196,6 +205,7 @@ class Explorer(ViewerWidget):
                 # torchlens' first non-finite op, asked while the browser draws the first graph.
                 after_graph=self._nonfinite.prefetch,
                 memory_timeline=self._memory.strip,
+                overlays_ahead=self._answer_overlays_ahead,
             )
         )
         if failure is not None:
@@ -453,6 +463,13 @@ class Explorer(ViewerWidget):
 
     def _overlay_ahead(self, name: str) -> None:
         self._own_overlays.ahead(name)
+
+    def _answer_overlays_ahead(self, params: OverlaysAheadParams) -> Reply[OverlaysAheadResult]:
+        """The reader nears the overlay menu: the memory overlay is started too (after the cost
+        overlays, started when the graph was drawn), on the background worker."""
+        for name in MENU_AHEAD_OVERLAYS:
+            self._overlay_ahead(name)
+        return OverlaysAheadResult(overlays=[*AHEAD_OVERLAYS, *MENU_AHEAD_OVERLAYS]), []
 
     @traitlets.validate("timeline")
     def _check_timeline(self, proposal: dict[str, Any]) -> str | None:

@@ -20,6 +20,7 @@ import {
   parseGraphReply,
   parseInspectReply,
   parseMemoryTimelineReply,
+  parseOverlaysAheadReply,
   parseResponse,
   RECORDING_FORMAT,
   TIMELINES,
@@ -157,6 +158,13 @@ describe("the kernel's sample replies", () => {
     expect(() => parseDebugReply({ labels: [] })).toThrow("'status' is not text");
     expect(() => parseDebugReply({ status: "x", labels: [1] })).toThrow("Remedy: restart the kernel");
     expect(parseDebugReply({ status: "x", labels: ["a"] })).toEqual({ status: "x", labels: ["a"] });
+  });
+
+  it("the overlays_ahead sample parses as the overlays the kernel builds ahead, the memory overlay among them", () => {
+    const { method, result } = sample("overlays-ahead");
+    expect(method).toBe("overlays_ahead");
+    expect(parseOverlaysAheadReply(result).overlays).toContain("memory");
+    expect(() => parseOverlaysAheadReply({ overlays: [1] })).toThrow("'overlays' holds something other than text");
   });
 
   it("keeps only the debug questions the toolbar has a button for, in the toolbar's order", () => {
