@@ -1,9 +1,10 @@
-"""Work started ahead of need: torchlens' answers for the run a reader is likely to show next (its delta,
-its overlay), computed on one background thread while they look at the run shown, so that scrubbing on
-does not wait for them.
+"""Work started ahead of need: torchlens' answers a reader is likely to ask for next, computed on one
+background thread while they look: a drawn graph's cost overlays, the memory overlay once they near the
+overlay menu, a comparison's next run (its delta, its overlay). A switch or a scrub then does not wait
+for torchlens.
 
 One worker for the whole kernel: at most one such answer is computed at a time, whatever the number of
-comparisons, and a cell the user runs meanwhile shares the interpreter with that one answer only.
+widgets, and a cell the user runs meanwhile shares the interpreter with that one answer only.
 """
 
 from __future__ import annotations
