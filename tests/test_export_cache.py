@@ -4,7 +4,9 @@ exports again a trace changed in place; freed traces drop their exports; the cac
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -90,3 +92,26 @@ def test_a_freed_trace_drops_its_exports_and_the_cache_is_bounded(exports: dict[
     assert len(_export_cache._entries) == _export_cache.MAX_ENTRIES
     drawn(tlw.explore(kept[0]))  # the least recently used was dropped: exported again
     assert exports["model-explorer"] == 1 + len(kept) + 1
+
+
+def test_an_export_asked_by_two_threads_at_once_is_made_once() -> None:
+    # The background worker builds the memory overlay (its timeline: a cached torchlens answer) while
+    # the kernel's thread asks for the memory strip: the second waits for the first's answer.
+    _export_cache.clear()
+    log = tl.trace(TinyMLP(), torch.randn(2, 4))
+    started, release = threading.Event(), threading.Event()
+    made: list[str] = []
+
+    def slow() -> str:
+        made.append(threading.current_thread().name)
+        started.set()
+        release.wait(timeout=10)
+        return "answer"
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="other") as pool:
+        first = pool.submit(_export_cache.cached, log, "slow", slow, lambda _value: 0)
+        assert started.wait(timeout=10)
+        threading.Timer(0.2, release.set).start()
+        assert _export_cache.cached(log, "slow", slow, lambda _value: 0) == "answer"  # waited, not made
+        assert first.result() == "answer"
+    assert made == ["other_0"] and not _export_cache._making

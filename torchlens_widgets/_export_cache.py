@@ -10,10 +10,14 @@ Rules:
   annotations and a backward pass leave both exports as they were: checked on 2.36.)
 - At most ``MAX_ENTRIES`` entries and ``MAX_BYTES`` of compressed wire bytes are kept, the least
   recently used dropped first.
+- The background worker (``_ahead``) asks too (the memory overlay's timeline): the entries are read and
+  written under one lock, and an export being made by one thread is waited for by another asking for
+  it, not made twice (the memory strip asked while the overlay's timeline is made ahead).
 """
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -35,6 +39,12 @@ class _Entry:
 
 
 _entries: OrderedDict[tuple[int, Hashable], _Entry] = OrderedDict()
+# Re-entrant: a freed trace's callback (forget) may run in a thread that holds it (a garbage
+# collection while it writes).
+_entries_lock = threading.RLock()
+# The exports being made, by key: a second thread asking waits on it. Re-entrant: no make() asks for its
+# own export; a Netron export may ask for Model Explorer's, never the other way round (no cycle).
+_making: dict[tuple[int, Hashable], threading.RLock] = {}
 
 
 def stamp(log: Any) -> tuple[Any, ...]:
@@ -52,23 +62,46 @@ def cached(log: Any, what: Hashable, make: Callable[[], T], size: Callable[[T], 
     trace is the one exported and unchanged since; ``size(value)`` is its wire bytes, for the bound."""
     key = (id(log), what)
     current = stamp(log)
+    with _entries_lock:
+        found = _kept(key, log, current)
+        if found is not None:
+            return found.value
+        making = _making.setdefault(key, threading.RLock())
+    with making:  # another thread making it: wait, then take what it made
+        with _entries_lock:
+            found = _kept(key, log, current)
+        if found is not None:
+            return found.value
+        try:
+            value = make()
+        except BaseException:  # torchlens refused: the next ask tries again
+            with _entries_lock:
+                _making.pop(key, None)
+            raise
+
+        def forget(_gone: weakref.ref[Any]) -> None:
+            with _entries_lock:
+                _entries.pop(key, None)
+
+        with _entries_lock:
+            _making.pop(key, None)
+            try:
+                reference = weakref.ref(log, forget)
+            except TypeError:  # an object that takes no weak reference: never kept
+                return value
+            _entries[key] = _Entry(reference, current, value, size(value))
+            _entries.move_to_end(key)
+            _bound()
+        return value
+
+
+def _kept(key: tuple[int, Hashable], log: Any, current: tuple[Any, ...]) -> _Entry | None:
+    """The entry for ``key`` if it is of this very trace, unchanged since (made most recently used)."""
     entry = _entries.get(key)
     if entry is not None and entry.trace() is log and entry.stamp == current:
         _entries.move_to_end(key)
-        return entry.value
-    value = make()
-
-    def forget(_gone: weakref.ref[Any]) -> None:
-        _entries.pop(key, None)
-
-    try:
-        reference = weakref.ref(log, forget)
-    except TypeError:  # an object that takes no weak reference: never kept
-        return value
-    _entries[key] = _Entry(reference, current, value, size(value))
-    _entries.move_to_end(key)
-    _bound()
-    return value
+        return entry
+    return None
 
 
 def _bound() -> None:
@@ -82,4 +115,5 @@ def _total() -> int:
 
 def clear() -> None:
     """Forget every kept export (tests; a user never needs it: freed traces drop theirs)."""
-    _entries.clear()
+    with _entries_lock:
+        _entries.clear()
