@@ -145,7 +145,7 @@ def samples(two_pass_log: Any) -> dict[str, Any]:
     # The memory strip: torchlens' series over execution order, its categories, the op at each point.
     memory.timeline = "memory"
     out["memory-timeline"] = _sample("", "memory_timeline", {}, memory)
-    # The reader nears the overlay menu: the overlays the kernel builds ahead.
+    # The reader nears the overlay menu or the memory switch: the overlays the kernel builds ahead.
     out["overlays-ahead"] = _sample("", "overlays_ahead", {}, tlw.explore(tiny))
     # A comparison: the reference run's panel with the node's delta in every run (the small multiples).
     moved = TinyMLP()

@@ -466,7 +466,7 @@ class DebugResult(TypedDict):
 
 
 class OverlaysAheadParams(TypedDict):
-    pass  # asked when the reader nears the overlay menu (the pointer over it, or the focus in it)
+    pass  # asked when the reader nears the overlay menu or the memory switch (pointer or focus)
 
 
 class OverlaysAheadResult(TypedDict):

@@ -355,7 +355,7 @@ export function parseDebugReply(result: unknown): DebugReply {
 // ----- overlays_ahead ---------------------------------------------------------------------------------
 
 /**
- * The kernel's answer when the reader nears the overlay menu: the overlays it builds ahead (on its
+ * The kernel's answer when the reader nears the overlay menu or the memory switch: the overlays it builds ahead (on its
  * background worker) or has built, so that the pick waits for the recolour only.
  */
 export interface OverlaysAheadReply {

@@ -121,10 +121,11 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     refreshStatus();
   };
   const stopToolbar = bindToolbar(model, view, kind, onSelect);
-  // The reader nears the overlay menu: the kernel starts the overlays it is slow to build (the memory
-  // overlay: torchlens' liveness estimate, seconds on a big trace), once per view, while they choose.
+  // The reader nears the overlay menu or the memory switch: the kernel starts the overlays it is slow to
+  // build (the memory overlay: torchlens' liveness estimate, seconds on a big trace, which the memory
+  // strip reads too), once per view, while they choose.
   let askedAhead = false;
-  view.onOverlayMenuNear(() => {
+  view.onColourControlsNear(() => {
     if (askedAhead || life.lost || isRecording(model)) return;
     askedAhead = true;
     channel

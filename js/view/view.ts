@@ -148,10 +148,15 @@ export class WidgetView {
     this.overlaySelect.onchange = () => onChange(this.overlaySelect.value);
   }
 
-  /** `onNear` runs when the pointer enters the overlay menu or it gets the focus: a pick may follow. */
-  onOverlayMenuNear(onNear: () => void): void {
-    this.overlaySelect.onpointerenter = onNear;
-    this.overlaySelect.onfocus = onNear;
+  /**
+   * `onNear` runs when the pointer enters the overlay menu or the memory strip's switch, or one gets the
+   * focus: a pick or a switch may follow.
+   */
+  onColourControlsNear(onNear: () => void): void {
+    for (const control of [this.overlaySelect, this.stripButton]) {
+      control.onpointerenter = onNear;
+      control.onfocus = onNear;
+    }
   }
 
   setOverlay(overlay: string, summary: string): void {

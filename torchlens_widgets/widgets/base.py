@@ -70,7 +70,7 @@ class Answers:
     colours: Callable[[ColoursParams], Reply[ColoursResult]] | None = None
     # The memory strip's series (an explorer's w.timeline); a widget without one answers no such request.
     memory_timeline: Callable[[MemoryTimelineParams], Reply[MemoryTimelineResult]] | None = None
-    # The reader nears the overlay menu: overlays slow to build are started (an explorer's own).
+    # The reader nears the overlay menu or the memory switch: overlays slow to build are started.
     overlays_ahead: Callable[[OverlaysAheadParams], Reply[OverlaysAheadResult]] | None = None
 
 

@@ -465,8 +465,8 @@ class Explorer(ViewerWidget):
         self._own_overlays.ahead(name)
 
     def _answer_overlays_ahead(self, params: OverlaysAheadParams) -> Reply[OverlaysAheadResult]:
-        """The reader nears the overlay menu: the memory overlay is started too (after the cost
-        overlays, started when the graph was drawn), on the background worker."""
+        """The reader nears the overlay menu or the memory switch: the memory overlay is started too
+        (after the cost overlays, started when the graph was drawn), on the background worker."""
         for name in MENU_AHEAD_OVERLAYS:
             self._overlay_ahead(name)
         return OverlaysAheadResult(overlays=[*AHEAD_OVERLAYS, *MENU_AHEAD_OVERLAYS]), []
