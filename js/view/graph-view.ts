@@ -3,7 +3,7 @@
 // own: the drawing (js/view/graph-drawing.ts), the inspectors (js/inspector/inspection.ts), the debug buttons
 // (js/inspector/debug-buttons.ts), the inspector layout (js/inspector/layout-traits.ts) and the toolbar
 // (js/view/toolbar-traits.ts); this file wires them to the model's events and closes them together.
-import { ChannelDisposedError, KernelChannel } from "../kernel/channel";
+import { KernelChannel } from "../kernel/channel";
 import { DebugButtons } from "../inspector/debug-buttons";
 import { GraphDrawing } from "./graph-drawing";
 import { giveFocusBack } from "./host-focus";
@@ -15,9 +15,9 @@ import { bindRunScrubber } from "../comparing/run-scrubber";
 import { restoredWithoutKernel } from "./saved-picture";
 import { statusLine } from "./status-line";
 import { followHostTheme } from "./theme";
-import { highlightRoles, parseOverlaysAheadReply } from "../kernel/protocol";
+import { highlightRoles } from "../kernel/protocol";
 import { bindTimeline } from "../memory/timeline-traits";
-import { bindToolbar } from "./toolbar-traits";
+import { askOverlaysAheadWhenNear, bindToolbar } from "./toolbar-traits";
 import { isRecording } from "../kernel/offline";
 import { listen, type TraitsModel } from "./traits";
 import { WidgetView } from "./view";
@@ -121,20 +121,7 @@ export function mountGraphView(model: TraitsModel, el: HTMLElement, kind: ViewKi
     refreshStatus();
   };
   const stopToolbar = bindToolbar(model, view, kind, onSelect);
-  // The reader nears the overlay menu or the memory switch: the kernel starts the overlays it is slow to
-  // build (the memory overlay: torchlens' liveness estimate, seconds on a big trace, which the memory
-  // strip reads too), once per view, while they choose.
-  let askedAhead = false;
-  view.onColourControlsNear(() => {
-    if (askedAhead || life.lost || isRecording(model)) return;
-    askedAhead = true;
-    channel
-      .request("overlays_ahead")
-      .then(({ result }) => parseOverlaysAheadReply(result))
-      .catch((error: unknown) => {
-        if (!(error instanceof ChannelDisposedError)) view.setNotice(`Overlays were not prepared: ${errorText(error)}`);
-      });
-  });
+  askOverlaysAheadWhenNear(model, view, channel, life);
   // A comparison's runs: the scrubber (a row under the toolbar) sets `run`, and the kernel recolours the graph in place.
   const stopScrubber = bindRunScrubber(model, (control) => view.attachRow(control), life);
   // Every model event this view listens to, so that closing the view removes exactly these.
