@@ -120,6 +120,9 @@ def test_nearing_the_overlay_menu_has_the_kernel_build_the_memory_overlay_ahead(
     # on its background worker (a pick then waits for the recolour only). First in this module: later
     # tests show it (and the saved page builds every overlay).
     kernel = session.kernel
+    # Drawn: the view's report had the kernel build the cost overlays ahead (not the memory overlay).
+    cost = "{'time', 'flops', 'bytes'}"
+    kernel.wait_for(f"{cost} <= set({STARTED}) | set({BUILT})", True, timeout=30)
     assert kernel.value(f"'memory' not in {STARTED} and 'memory' not in {BUILT}")
     session.root.locator(".tlw-overlay-select").hover()
     kernel.wait_for(f"{STARTED}.get('memory') is not None", True, timeout=30)
