@@ -229,7 +229,7 @@ def test_a_switch_to_an_overlay_still_queued_ahead_builds_it_at_once(tiny_log: A
 
 
 def test_nearing_the_overlay_menu_starts_the_memory_overlay(log: Any) -> None:
-    # The view asks when the pointer enters the overlay menu or it gets the focus: torchlens' liveness
+    # The view asks when the pointer rests on the overlay menu or it gets the focus: torchlens' liveness
     # estimate (seconds on a big trace) is computed on the background worker while the reader chooses.
     w = tlw.explore(log)
     content, buffers = ask(w, "overlays_ahead", {})

@@ -40,7 +40,7 @@ ADDITIVE_OVERLAYS = frozenset({"time", "flops", "bytes"})
 # where the value overlays read saved tensors and the memory overlay torchlens' liveness estimate (up to
 # seconds): those are built when first shown.
 AHEAD_OVERLAYS = ("time", "flops", "bytes")
-# Built ahead too once the reader nears the overlay menu or the memory switch (the pointer over one, or
+# Built ahead too once the reader nears the overlay menu or the memory switch (the pointer resting on one, or
 # the focus in it): a
 # pick then finds torchlens' liveness estimate (0.5 s on GPT-2-48, 3-5 s on a 10,000-op trace) computed,
 # or under way.

@@ -9,6 +9,8 @@ import { STYLES } from "./styles";
 const DIFF_INSPECTOR_HEIGHT = 260;
 /** Height of the divider above them, with its fold button (all that is left of them when folded). */
 const DIFF_FOLDED_HEIGHT = 18;
+/** How long the pointer rests on a colour control before the kernel is told a pick may follow. */
+export const HOVER_INTENT_MS = 250;
 
 /** Four corners: maximize/restore (an icon of its own: no font on every host has a glyph for it). */
 function cornersIcon(): SVGSVGElement {
@@ -149,12 +151,17 @@ export class WidgetView {
   }
 
   /**
-   * `onNear` runs when the pointer enters the overlay menu or the memory strip's switch, or one gets the
-   * focus: a pick or a switch may follow.
+   * `onNear` runs when the pointer rests on the overlay menu or the memory strip's switch
+   * (HOVER_INTENT_MS: a pointer passing over the toolbar while the reader scrolls does not count), or
+   * one gets the focus (a click, or Tab): a pick or a switch may follow.
    */
   onColourControlsNear(onNear: () => void): void {
     for (const control of [this.overlaySelect, this.stripButton]) {
-      control.onpointerenter = onNear;
+      let resting: ReturnType<typeof setTimeout> | undefined;
+      control.onpointerenter = () => {
+        resting = setTimeout(onNear, HOVER_INTENT_MS);
+      };
+      control.onpointerleave = () => clearTimeout(resting);
       control.onfocus = onNear;
     }
   }

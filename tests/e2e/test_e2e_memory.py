@@ -116,7 +116,7 @@ def wait_mark_at(session: Session, index: int) -> Image.Image:
 
 
 def test_nearing_the_overlay_menu_has_the_kernel_build_the_memory_overlay_ahead(session: Session) -> None:
-    # The pointer over the toolbar's overlay menu: before any pick, the kernel builds the memory overlay
+    # The pointer resting on the toolbar's overlay menu: before any pick, the kernel builds the memory overlay
     # on its background worker (a pick then waits for the recolour only). First in this module: later
     # tests show it (and the saved page builds every overlay).
     kernel = session.kernel
