@@ -499,7 +499,8 @@ def test_ops_only_other_runs_have_are_drawn_in_netron(runs: list[Any], doubled: 
     rows and the "not in runs" row, and is selected and coloured as any node."""
     c = tlw.compare({"a": runs[0], "doubled": doubled, "b": runs[2]}, viewer="netron")
     assert c.not_drawn == {}
-    _, buffers = ask(c, "graph")
+    content, buffers = ask(c, "graph")
+    assert content["result"]["marked"] == ["mul_1_4"]  # its box bordered in the frame
     graph = strict(gzip.decompress(buffers[0]))["graph"]
     nodes = {node["name"]: node for node in graph["node"]}
     assert nodes["mul_1_4"]["input"] == ["linear_2_3"] and nodes["linear_2_3"]["input"] == ["relu_1_2"]

@@ -215,6 +215,8 @@ class NetronGraph(NetronColours):
 
     identifier: str  # the file name Netron sees, "<label>.onnx.json"
     encoding: Literal["gzip"]
+    # A comparison: the Netron node names of the ops some runs lack (drawn with NOT_IN_EVERY_RUN_BORDER).
+    marked: NotRequired[list[str]]
 
 
 GraphResult = ModelExplorerGraph | ModelExplorerDiffGraph | NetronGraph
@@ -440,6 +442,10 @@ HIGHLIGHT_ROLE_COLOURS: dict[str, str] = {
 }
 # Model Explorer fills a node in a role (Netron, which draws no fill, thickens its border instead).
 HIGHLIGHT_ROLE_FILLS: dict[str, str] = {"producer": "#F8BBD0", "propagated": "#E1BEE7", "ranked": "#FFF59D"}
+# A comparison's ops that some runs lack: a thick dark border in both viewers (Model Explorer: the node's
+# own style, set by the kernel; Netron: js/netron/frame/highlighter.ts), apart from the highlight's
+# magenta and either viewer's selection; an overlay still fills them.
+NOT_IN_EVERY_RUN_BORDER = "#37474F"
 
 # The inspector's default width beside the graph, and the narrowest it can be dragged to
 # (js/inspector/inspector-layout.ts).

@@ -8,6 +8,12 @@ import { isObject } from "./json-checks";
 export const HIGHLIGHT_COLOUR = "#D81B60";
 
 /**
+ * A comparison's ops that some runs lack: a thick dark border in both viewers (Model Explorer's is the
+ * node's own style, set by the kernel; Netron's frame draws it), apart from the highlight's magenta.
+ */
+export const NOT_IN_EVERY_RUN_BORDER = "#37474F";
+
+/**
  * How an answer tells its highlighted nodes apart (explain_nonfinite): the producer of a NaN and the
  * ops that only carry it. Both viewers' frames draw these colours on the graph drawn.
  */

@@ -282,6 +282,8 @@ export interface NetronGraphReply {
   kind: "netron";
   identifier: string;
   colours: NetronColours & { attachment: string };
+  /** A comparison: the Netron node names of the ops some runs lack, bordered in the frame ([]: none). */
+  marked: string[];
 }
 
 export type GraphReply = ModelExplorerGraphReply | ModelExplorerDiffGraphReply | NetronGraphReply;
@@ -293,10 +295,13 @@ export function parseGraphReply(viewer: Viewer, result: unknown, bufferCount: nu
   if (viewer === "netron") {
     const colours = parseColours(viewer, what, value, bufferCount - 1);
     if (colours.kind !== "netron" || colours.attachment === null) fail(what, "no metrics companion");
+    const marked = value.marked === undefined ? [] : array(what, value, "marked");
+    if (!marked.every((name) => typeof name === "string")) fail(what, "'marked' holds something other than text");
     return {
       kind: "netron",
       identifier: typeof value.identifier === "string" ? value.identifier : "model.onnx.json",
       colours: { ...colours, attachment: colours.attachment },
+      marked: marked as string[],
     };
   }
   const label = string(what, value, "label");

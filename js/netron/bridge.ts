@@ -105,6 +105,7 @@ export class NetronFrame extends FrameBridge {
   private queuedRepaints: frame.NetronRepaintMessage[] = [];
   private overlay: NetronOverlay | null = null;
   private highlighted: string[] = [];
+  private runMarks: string[] = [];
   private roles: Record<string, HighlightRole> = {};
   /** Why Netron could not start in the frame (every open fails at once from then on). */
   private startFailure: Error | null = null;
@@ -146,6 +147,13 @@ export class NetronFrame extends FrameBridge {
     this.highlighted = [...names];
     this.roles = { ...roles };
     if (this.ready) this.postHighlight(); // else sent on "ready"
+  }
+
+  /** Borders the boxes named in `names` as ops some of a comparison's runs lack; kept like the highlight. */
+  setRunMarks(names: string[]): void {
+    if (names.length === 0 && this.runMarks.length === 0) return;
+    this.runMarks = [...names];
+    if (this.ready) this.postRunMarks(); // else sent on "ready"
   }
 
   /**
@@ -222,6 +230,10 @@ export class NetronFrame extends FrameBridge {
     this.post({ cmd: frame.NETRON_OVERLAY, overlay: this.overlay } satisfies frame.NetronOverlayMessage);
   }
 
+  private postRunMarks(): void {
+    this.post({ cmd: frame.NETRON_RUN_MARKS, names: this.runMarks } satisfies frame.NetronRunMarksMessage);
+  }
+
   private postHighlight(): void {
     this.post({ cmd: frame.NETRON_HIGHLIGHT, names: this.highlighted, roles: this.roles } satisfies frame.NetronHighlightMessage);
   }
@@ -237,6 +249,7 @@ export class NetronFrame extends FrameBridge {
         for (const queued of this.queuedRepaints.splice(0)) this.post({ ...queued });
         if (this.overlay) this.postOverlay();
         if (this.highlighted.length) this.postHighlight();
+        if (this.runMarks.length) this.postRunMarks();
         break;
       case frame.NETRON_RENDERED: {
         const rendered = message as unknown as frame.NetronRenderedMessage;

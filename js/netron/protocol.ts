@@ -36,6 +36,8 @@ export const NETRON_ESCAPE = "tlw-netron-escape";
 export const NETRON_OVERLAY = "tlw-netron-overlay";
 /** Parent -> frame: mark these node boxes (Netron node names) as highlighted; an empty list clears. */
 export const NETRON_HIGHLIGHT = "tlw-netron-highlight";
+/** Parent -> frame: border these node boxes as ops some of a comparison's runs lack; [] clears. */
+export const NETRON_RUN_MARKS = "tlw-netron-run-marks";
 /**
  * Parent -> frame: recolour the graph on screen with this overlay (the graph itself did not change: an
  * overlay switch), with no open and no layout; answered by NETRON_RENDERED with the same `id`.
@@ -143,6 +145,11 @@ export interface NetronRepaintMessage {
   overlay: NetronOverlay | null;
   /** A new metrics companion for the model on screen (a baseline's rows changed), attached in place. */
   attachment: NetronFile | null;
+}
+
+export interface NetronRunMarksMessage {
+  cmd: typeof NETRON_RUN_MARKS;
+  names: string[];
 }
 
 export interface NetronHighlightMessage {

@@ -177,7 +177,9 @@ export function createViewer(
     void pendingGraph
       .then((graph) => {
         shown = copies(graph.buffers.slice(0, 1));
-        colours = shownColours(expect(graph.reply, "netron").colours);
+        const reply = expect(graph.reply, "netron");
+        colours = shownColours(reply.colours);
+        frame.setRunMarks(reply.marked);
       })
       .catch(() => undefined);
     const frame = new NetronFrame(container, { bundle, files, onSelect, onNotice, onEscape });
@@ -207,6 +209,7 @@ export function createViewer(
       const drawn = netronFiles(nextReply, next.buffers)
         .then(({ model, attachment }) => {
           frame.setOverlay(nextReply.colours.overlay); // kept by the frame for the graph it opens next
+          frame.setRunMarks(nextReply.marked);
           return frame.open(model, attachment);
         })
         .then((ms) => {

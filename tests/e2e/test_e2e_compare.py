@@ -3,6 +3,7 @@ next button sets the kernel's c.run and recolours the same Model Explorer frame 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,7 +13,7 @@ from playwright.sync_api import expect
 from tests.helpers.harness import JupyterServer, KernelAccess, open_notebook, select_in_viewer_ui
 from tests.helpers.notebook import RecordedPage, notebook_session
 from tests.helpers.pixels import changed_fraction, colour_pixels
-from torchlens_widgets.comparing.union import NOT_IN_EVERY_RUN_BORDER
+from torchlens_widgets._protocol import NOT_IN_EVERY_RUN_BORDER
 
 # The border Model Explorer draws around an op that some runs lack, as RGB.
 NOT_IN_EVERY_RUN_RGB = (
@@ -265,5 +266,11 @@ def test_an_op_only_another_run_has_is_drawn_marked_and_selectable_in_both_viewe
     expect(sidebar).to_contain_text(extra.split(":")[0], timeout=60_000)
     expect(sidebar.get_by_role("textbox", name="not in runs")).to_have_count(1)  # the row's name
     expect(sidebar).to_contain_text("step0")  # its value: the run that lacks it
+    # Its box has the dark border of an op some runs lack, as in Model Explorer; no other box has.
+    bordered = netron.locator("g.node.tlw-not-in-runs")
+    expect(bordered).to_have_count(1)
+    expect(bordered).to_have_class(re.compile(r"\bselect\b"))  # the op selected from Python
+    border = bordered.locator("path.node-border").first
+    assert border.evaluate("path => getComputedStyle(path).strokeWidth") == "3px"
     root.screenshot(path=str(artifacts / "compare-longer-netron.png"))
     assert page.console_errors == [], page.console_errors

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._errors import PayloadValidationError
+from .._protocol import NOT_IN_EVERY_RUN_BORDER
 from ..graph_model import ModelExplorerPayload, TraceGraph, node_attr, payload_of
 from ..viewers.netron import NetronArtifact
 from ..viewers.netron_index import NetronNodeEntry, NetronNodeIndex
@@ -64,7 +65,6 @@ class RunsGraph(TraceGraph):
 
 # How Model Explorer draws an op that some runs lack: a thick dark border (the app's own style of an op
 # node), apart from the highlight's pink and the selection's blue; an overlay still fills it.
-NOT_IN_EVERY_RUN_BORDER = "#37474F"
 NOT_IN_EVERY_RUN_STYLE: dict[str, str | int] = {"borderColor": NOT_IN_EVERY_RUN_BORDER, "borderWidth": 3}
 
 

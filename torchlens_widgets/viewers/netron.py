@@ -318,6 +318,8 @@ class NetronSource:
         artifact = self.artifact
         colours, colour_buffers = self.colours(overlay, colour_rev, shown_facts="")
         header = NetronGraph(identifier=artifact.identifier, encoding="gzip", **colours)
+        if self.node_marks:  # a comparison: the frame borders the ops some runs lack
+            header["marked"] = [entry.node_id for entry in self.index if entry.label in self.node_marks]
         return header, [artifact.wire[0], *colour_buffers]
 
     def colours(self, overlay: Overlay | None, colour_rev: int, shown_facts: str) -> Reply[NetronColours]:

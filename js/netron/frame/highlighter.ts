@@ -4,7 +4,14 @@
 // (explain_nonfinite) adds a role class: the producer's border solid and thick, the carriers' purple.
 // Netron draws a new SVG on every redraw (open, drilling in or out), so the names are kept and
 // marked again on each graph.
-import { HIGHLIGHT_COLOUR, HIGHLIGHT_ROLE_COLOURS, HIGHLIGHT_ROLES, type HighlightRole, highlightRoles } from "../../kernel/protocol";
+import {
+  HIGHLIGHT_COLOUR,
+  HIGHLIGHT_ROLE_COLOURS,
+  HIGHLIGHT_ROLES,
+  type HighlightRole,
+  highlightRoles,
+  NOT_IN_EVERY_RUN_BORDER,
+} from "../../kernel/protocol";
 import { drawnBoxes, type ViewGraph } from "./netron-view";
 
 /** The class a highlighted box's <g> gets (the e2e tests read it). */
@@ -55,6 +62,49 @@ export class HighlightPainter {
       element.classList.add(HIGHLIGHT_CLASS);
       const role = this.roles[name];
       if (role) element.classList.add(roleClass(role));
+      marked++;
+    }
+    return marked;
+  }
+}
+
+/** The class of a box whose op some of a comparison's runs lack (the e2e tests read it). */
+export const RUN_MARK_CLASS = "tlw-not-in-runs";
+
+// Before the highlight's rules in the document, and as specific: a box both marked and highlighted
+// shows the highlight; a selected one Netron's red selection.
+const RUN_MARK_CSS = `
+g.node.${RUN_MARK_CLASS} > path.node-border { stroke: ${NOT_IN_EVERY_RUN_BORDER}; stroke-width: 3px; }
+g.node.${RUN_MARK_CLASS}.select > path.node-border { stroke: rgba(220, 0, 0, 0.9); }
+`;
+
+/**
+ * Borders the boxes of ops some of a comparison's runs lack (the kernel names them with the graph), as
+ * Model Explorer does with the node's own style. Kept and applied on every graph Netron draws.
+ */
+export class RunMarkPainter {
+  private names = new Set<string>();
+
+  /** Made before the HighlightPainter, so that its rules come later and win. */
+  constructor(private readonly doc: Document = document) {
+    const style = doc.createElement("style");
+    style.textContent = RUN_MARK_CSS;
+    doc.head.appendChild(style);
+  }
+
+  set(raw: unknown, graph: ViewGraph | null): void {
+    this.names = checkHighlight(raw);
+    this.apply(graph);
+  }
+
+  /** Marks the named boxes of `graph`, the graph on screen; returns how many it marked. */
+  apply(graph: ViewGraph | null): number {
+    for (const box of [...this.doc.getElementsByClassName(RUN_MARK_CLASS)]) box.classList.remove(RUN_MARK_CLASS);
+    if (!graph || this.names.size === 0) return 0;
+    let marked = 0;
+    for (const { name, element } of drawnBoxes(graph)) {
+      if (!this.names.has(name)) continue;
+      element.classList.add(RUN_MARK_CLASS);
       marked++;
     }
     return marked;

@@ -15,12 +15,13 @@ import {
   type NetronView,
   type ViewGraph,
 } from "./netron-view";
-import { HighlightPainter } from "./highlighter";
+import { HighlightPainter, RunMarkPainter } from "./highlighter";
 import { OverlayPainter } from "./painter";
 import {
   NETRON_EXPORT_REQUEST,
   NETRON_FAILED,
   NETRON_HIGHLIGHT,
+  NETRON_RUN_MARKS,
   NETRON_OPEN,
   NETRON_OVERLAY,
   NETRON_PICTURE,
@@ -31,6 +32,7 @@ import {
   NETRON_SELECTED,
   type NetronExportRequestMessage,
   type NetronHighlightMessage,
+  type NetronRunMarksMessage,
   type NetronOpenMessage,
   type NetronOverlayMessage,
   type NetronPictureRequestMessage,
@@ -69,6 +71,7 @@ export function locate(root: NetronGraph, name: string): Located | null {
 export class WidgetFrame {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly painter = new OverlayPainter();
+  private readonly runMarks = new RunMarkPainter(); // before the highlighter: its rules come first
   private readonly highlighter = new HighlightPainter();
 
   constructor(
@@ -77,6 +80,7 @@ export class WidgetFrame {
   ) {
     const redrawn = (graph: ViewGraph) => {
       this.painter.apply(graph);
+      this.runMarks.apply(graph);
       this.highlighter.apply(graph);
     };
     if (!onTargetChange(view, redrawn)) {
@@ -100,6 +104,7 @@ export class WidgetFrame {
     else if (message.cmd === NETRON_REPAINT) void this.repaint(message as NetronRepaintMessage);
     else if (message.cmd === NETRON_EXPORT_REQUEST) void this.exportImage(message as NetronExportRequestMessage);
     else if (message.cmd === NETRON_HIGHLIGHT) this.highlight(message as NetronHighlightMessage);
+    else if (message.cmd === NETRON_RUN_MARKS) this.runMarks.set((message as NetronRunMarksMessage).names, this.view.target);
     else if (message.cmd === NETRON_PICTURE_REQUEST) void this.picture(message as NetronPictureRequestMessage);
   }
 

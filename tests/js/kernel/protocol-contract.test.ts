@@ -13,6 +13,7 @@ import {
   INSPECTOR_WIDTH,
   MASK_CODES,
   MIN_INSPECTOR_WIDTH,
+  NOT_IN_EVERY_RUN_BORDER,
   PICTURE_MAX_CHARS,
   PICTURE_PREFIXES,
   parseAssetsReply,
@@ -131,6 +132,15 @@ describe("the kernel's sample replies", () => {
     const netron = parseGraphReply("netron", sample("graph-netron").result, 2);
     expect(netron.kind === "netron" && netron.colours.attachment).toBe("TwoPass.onnx.attachment.json");
     expect(() => parseGraphReply("netron", sample("graph-netron").result, 1)).toThrow("0 colour buffers");
+  });
+
+  it("a Netron graph reply names the boxes of a comparison's ops that some runs lack", () => {
+    const { result } = sample("graph-netron");
+    const plain = parseGraphReply("netron", result, 2);
+    expect(plain.kind === "netron" && plain.marked).toEqual([]); // an explorer's: none
+    const compared = parseGraphReply("netron", { ...(result as object), marked: ["mul_1_4"] }, 2);
+    expect(compared.kind === "netron" && compared.marked).toEqual(["mul_1_4"]);
+    expect(() => parseGraphReply("netron", { ...(result as object), marked: [3] }, 2)).toThrow("'marked' holds something other than text");
   });
 
   it.each(INSPECTS)("%s parses as an inspector reply of kind %s", (name, kind) => {
@@ -288,6 +298,7 @@ describe("the kernel's sample replies", () => {
       picture_prefixes: PICTURE_PREFIXES,
       picture_max_chars: PICTURE_MAX_CHARS,
       highlight_colour: HIGHLIGHT_COLOUR,
+      not_in_every_run_border: NOT_IN_EVERY_RUN_BORDER,
       highlight_role_colours: HIGHLIGHT_ROLE_COLOURS,
       highlight_role_fills: HIGHLIGHT_ROLE_FILLS,
       inspector_width: INSPECTOR_WIDTH,

@@ -3,7 +3,16 @@
 // box as <g class="node graph-node"> holding its parts and a path.node-border): the named boxes get
 // the highlight class, nothing else does, and a redraw (a new graph) is marked again.
 import { beforeEach, describe, expect, it } from "vitest";
-import { checkHighlight, HIGHLIGHT_CLASS, HIGHLIGHT_CSS, HighlightPainter, roleClass } from "../../../../js/netron/frame/highlighter";
+import { NOT_IN_EVERY_RUN_BORDER } from "../../../../js/kernel/protocol";
+import {
+  checkHighlight,
+  HIGHLIGHT_CLASS,
+  HIGHLIGHT_CSS,
+  HighlightPainter,
+  RUN_MARK_CLASS,
+  RunMarkPainter,
+  roleClass,
+} from "../../../../js/netron/frame/highlighter";
 import type { ViewGraph } from "../../../../js/netron/frame/netron-view";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -106,5 +115,28 @@ describe("HighlightPainter", () => {
     expect(css).toBe(HIGHLIGHT_CSS);
     expect(css).toMatch(/g\.node\.tlw-highlight > path\.node-border \{[^}]*stroke: #D81B60;[^}]*stroke-dasharray/);
     expect(css).toMatch(/g\.node\.tlw-highlight\.select > path\.node-border \{[^}]*stroke: rgba\(220, 0, 0/);
+  });
+});
+
+describe("RunMarkPainter", () => {
+  beforeEach(() => {
+    document.head.replaceChildren();
+  });
+
+  it("borders the boxes of ops some runs lack, on every graph drawn, under the highlight's rules", () => {
+    const marks = new RunMarkPainter();
+    new HighlightPainter(); // made after: its rules come later in the document and win
+    const first = graph(["linear_1_1", "mul_1_4"]);
+    marks.set(["mul_1_4", "not_drawn"], first.graph);
+    const bordered = () => [...document.getElementsByClassName(RUN_MARK_CLASS)];
+    expect(bordered()).toEqual([first.boxes.get("mul_1_4")]);
+    const again = graph(["mul_1_4"]); // Netron drew a new SVG (an open, a drill)
+    expect(marks.apply(again.graph)).toBe(1);
+    expect(bordered()).toEqual([again.boxes.get("mul_1_4")]);
+    const styles = [...document.head.querySelectorAll("style")].map((style) => style.textContent ?? "");
+    expect(styles[0]).toContain(`g.node.${RUN_MARK_CLASS} > path.node-border { stroke: ${NOT_IN_EVERY_RUN_BORDER}`);
+    expect(styles[1]).toContain(HIGHLIGHT_CLASS);
+    marks.set([], again.graph);
+    expect(bordered()).toEqual([]);
   });
 });
