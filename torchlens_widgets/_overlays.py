@@ -40,10 +40,9 @@ ADDITIVE_OVERLAYS = frozenset({"time", "flops", "bytes"})
 # where the value overlays read saved tensors and the memory overlay torchlens' liveness estimate (up to
 # seconds): those are built when first shown.
 AHEAD_OVERLAYS = ("time", "flops", "bytes")
-# Built ahead too once the reader nears the overlay menu or the memory switch (the pointer resting on one, or
-# the focus in it): a
-# pick then finds torchlens' liveness estimate (0.5 s on GPT-2-48, 3-5 s on a 10,000-op trace) computed,
-# or under way.
+# Built ahead too once the reader nears the overlay menu or the memory switch (the pointer resting on
+# one, or the focus in it): a pick then finds torchlens' liveness estimate (0.5 s on GPT-2-48, 3-5 s on a
+# 10,000-op trace) computed, or under way.
 MENU_AHEAD_OVERLAYS = (MEMORY_OVERLAY,)
 # Facts a module box shows the largest of (the peak of the ops inside it): live bytes do not add up.
 PEAK_OVERLAYS = frozenset({MEMORY_OVERLAY})
