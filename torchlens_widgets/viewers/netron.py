@@ -48,7 +48,7 @@ from .._trace import drawn_id, require_trace, resolve_name
 from .._viewer_versions import SUPPORTED, checked_version
 from ..diffing.facts_cache import MadeOncePerFacts
 from ..graph_model import ROLLED_GRAPH, TraceGraph
-from .netron_index import NetronNodeIndex, index_entries
+from .netron_index import NetronNodeEntry, NetronNodeIndex, index_entries
 
 if TYPE_CHECKING:
     from ..diffing.baseline import BaselineFacts
@@ -319,7 +319,7 @@ class NetronSource:
         colours, colour_buffers = self.colours(overlay, colour_rev, shown_facts="")
         header = NetronGraph(identifier=artifact.identifier, encoding="gzip", **colours)
         if self.node_marks:  # a comparison: the frame borders the ops some runs lack
-            header["marked"] = [entry.node_id for entry in self.index if entry.label in self.node_marks]
+            header["marked"] = [entry.node_id for entry in self._marked_entries()]
         return header, [artifact.wire[0], *colour_buffers]
 
     def colours(self, overlay: Overlay | None, colour_rev: int, shown_facts: str) -> Reply[NetronColours]:
@@ -360,11 +360,14 @@ class NetronSource:
             companion = json.loads(self.artifact.attachment_json)
             companion["metadata"] += [
                 {"kind": "node", "target": entry.node_id, "name": "not in runs", "value": marks[entry.label]}
-                for entry in self.index
-                if entry.label in marks
+                for entry in self._marked_entries()
             ]
             self._marks_wire = (marks, gzip_json(companion))
         return self._marks_wire[1]
+
+    def _marked_entries(self) -> list[NetronNodeEntry]:
+        """The index's entries of the ops some of a comparison's runs lack (``node_marks``)."""
+        return [entry for entry in self.index if entry.label in self.node_marks]
 
     def overlay_values(self, overlay: Overlay) -> NetronOverlay:
         """The overlay keyed by Netron node name (Netron has no node data: our host colours boxes),

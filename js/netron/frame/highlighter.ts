@@ -34,14 +34,41 @@ export function checkHighlight(raw: unknown): Set<string> {
   return new Set(Array.isArray(raw) ? raw.filter((name): name is string => typeof name === "string" && name !== "") : []);
 }
 
+/** Adds a rule sheet to the frame's document. */
+function addStyle(doc: Document, css: string): void {
+  const style = doc.createElement("style");
+  style.textContent = css;
+  doc.head.appendChild(style);
+}
+
+/**
+ * Takes the `every` classes off every box (the first is on each box marked), then puts `classesOf(name)`
+ * on each box of `graph` whose name is in `names`; returns how many boxes it marked.
+ */
+function markBoxes(
+  doc: Document,
+  graph: ViewGraph | null,
+  names: Set<string>,
+  every: string[],
+  classesOf: (name: string) => string[],
+): number {
+  for (const box of [...doc.getElementsByClassName(every[0])]) box.classList.remove(...every);
+  if (!graph || names.size === 0) return 0;
+  let marked = 0;
+  for (const { name, element } of drawnBoxes(graph)) {
+    if (!names.has(name)) continue;
+    element.classList.add(...classesOf(name));
+    marked++;
+  }
+  return marked;
+}
+
 export class HighlightPainter {
   private names = new Set<string>();
   private roles: Record<string, HighlightRole> = {};
 
   constructor(private readonly doc: Document = document) {
-    const style = doc.createElement("style");
-    style.textContent = HIGHLIGHT_CSS;
-    doc.head.appendChild(style);
+    addStyle(doc, HIGHLIGHT_CSS);
   }
 
   /** New names to mark (Netron node names; anything else is ignored), some in a role; [] clears. */
@@ -53,18 +80,11 @@ export class HighlightPainter {
 
   /** Marks the named boxes of `graph`, the graph on screen; returns how many it marked. */
   apply(graph: ViewGraph | null): number {
-    const classes = [HIGHLIGHT_CLASS, ...HIGHLIGHT_ROLES.map(roleClass)];
-    for (const box of [...this.doc.getElementsByClassName(HIGHLIGHT_CLASS)]) box.classList.remove(...classes);
-    if (!graph || this.names.size === 0) return 0;
-    let marked = 0;
-    for (const { name, element } of drawnBoxes(graph)) {
-      if (!this.names.has(name)) continue;
-      element.classList.add(HIGHLIGHT_CLASS);
+    const every = [HIGHLIGHT_CLASS, ...HIGHLIGHT_ROLES.map(roleClass)];
+    return markBoxes(this.doc, graph, this.names, every, (name) => {
       const role = this.roles[name];
-      if (role) element.classList.add(roleClass(role));
-      marked++;
-    }
-    return marked;
+      return role ? [HIGHLIGHT_CLASS, roleClass(role)] : [HIGHLIGHT_CLASS];
+    });
   }
 }
 
@@ -87,9 +107,7 @@ export class RunMarkPainter {
 
   /** Made before the HighlightPainter, so that its rules come later and win. */
   constructor(private readonly doc: Document = document) {
-    const style = doc.createElement("style");
-    style.textContent = RUN_MARK_CSS;
-    doc.head.appendChild(style);
+    addStyle(doc, RUN_MARK_CSS);
   }
 
   set(raw: unknown, graph: ViewGraph | null): void {
@@ -99,14 +117,6 @@ export class RunMarkPainter {
 
   /** Marks the named boxes of `graph`, the graph on screen; returns how many it marked. */
   apply(graph: ViewGraph | null): number {
-    for (const box of [...this.doc.getElementsByClassName(RUN_MARK_CLASS)]) box.classList.remove(RUN_MARK_CLASS);
-    if (!graph || this.names.size === 0) return 0;
-    let marked = 0;
-    for (const { name, element } of drawnBoxes(graph)) {
-      if (!this.names.has(name)) continue;
-      element.classList.add(RUN_MARK_CLASS);
-      marked++;
-    }
-    return marked;
+    return markBoxes(this.doc, graph, this.names, [RUN_MARK_CLASS], () => [RUN_MARK_CLASS]);
   }
 }
